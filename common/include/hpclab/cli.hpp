@@ -1,0 +1,46 @@
+// A thin layer over CLI11 so that every driver parses, validates and fails
+// the same way: one clear line on stderr and a non-zero exit, never a crash.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace hpclab {
+namespace cli {
+
+// Options every driver shares.
+struct CommonOptions {
+    bool json = false;        // one JSON object per measurement on stdout
+    std::uint64_t seed = 20160101;  // data generator seed
+    int reps = 5;             // timed repetitions (the median is reported)
+    int warmup = 1;           // untimed runs first
+};
+void add_common(CLI::App& app, CommonOptions& options);
+
+// Parse a count: "1000000", "1e6", "2^20" (and "1.5e6" when it is an integer).
+// Throws std::invalid_argument with a readable reason otherwise (negative,
+// fractional, a word, too large).
+std::size_t parse_count(const std::string& text);
+
+// Add an option that takes a count through parse_count.
+CLI::Option* add_count(CLI::App& app, const std::string& name, std::size_t& target,
+                       const std::string& description);
+// Same, for a list of counts ("--sizes 1e5 1e6 1e7").
+CLI::Option* add_counts(CLI::App& app, const std::string& name, std::vector<std::size_t>& target,
+                        const std::string& description);
+
+// Parse; returns -1 when the program should go on, else the exit code to
+// return now (0 after --help, 2 after a usage error, which is printed as one
+// line: "<program>: error: <reason> (see --help)").
+int parse(CLI::App& app, int argc, char** argv);
+
+// Run a driver's body; any exception becomes "<program>: error: <what>" on
+// stderr and exit code 1, so bad input never ends in a crash or core dump.
+int run_main(const std::string& program, const std::function<int()>& body);
+
+}  // namespace cli
+}  // namespace hpclab

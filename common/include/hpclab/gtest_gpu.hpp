@@ -1,0 +1,16 @@
+// GoogleTest helper for GPU tests: skip, with the reason, when no GPU is here.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "hpclab/cuda.hpp"
+
+// Use as the first statement of a GPU test.
+#define HPCLAB_REQUIRE_GPU()                                                  \
+    do {                                                                      \
+        std::string hpclab_reason_;                                           \
+        if (!::hpclab::cuda::gpu_available(&hpclab_reason_))                  \
+            GTEST_SKIP() << "needs a GPU: " << hpclab_reason_;                \
+    } while (0)

@@ -1,0 +1,62 @@
+// MPI helpers: RAII init/finalize, rank-0 printing, MPI_Wtime timing, and
+// errors that stop the whole job with one message (MPI_Abort), never a hang.
+// Compiled only when the 'mpi' feature is on.
+#pragma once
+
+#include <mpi.h>
+
+#include <iostream>
+#include <sstream>
+#include <string>
+
+namespace hpclab {
+namespace mpi {
+
+// MPI_Init in the constructor, MPI_Finalize in the destructor. Sets
+// MPI_ERRORS_RETURN on MPI_COMM_WORLD so HPCLAB_MPI_CHECK can name the call.
+class Environment {
+public:
+    Environment(int* argc, char*** argv);
+    ~Environment();
+    Environment(const Environment&) = delete;
+    Environment& operator=(const Environment&) = delete;
+};
+
+int rank(MPI_Comm comm = MPI_COMM_WORLD);
+int size(MPI_Comm comm = MPI_COMM_WORLD);
+bool is_root(MPI_Comm comm = MPI_COMM_WORLD);
+
+// Print "<prefix>error on rank r: message" on stderr and MPI_Abort the job.
+// Any rank may call it; the others are killed by the launcher, so nobody
+// waits forever in a collective.
+[[noreturn]] void abort_job(const std::string& message, int code = 1);
+
+[[noreturn]] void throw_or_abort(int code, const char* call, const char* file, int line);
+
+// Seconds since an arbitrary origin (MPI_Wtime).
+class Timer {
+public:
+    Timer() : start_(MPI_Wtime()) {}
+    void restart() { start_ = MPI_Wtime(); }
+    double seconds() const { return MPI_Wtime() - start_; }
+
+private:
+    double start_;
+};
+
+// The largest of a value over all ranks (for timings: the slowest rank).
+double max_over_ranks(double value, MPI_Comm comm = MPI_COMM_WORLD);
+
+// Print only on rank 0: hpclab::mpi::root_out() << ... ;
+std::ostream& root_out(MPI_Comm comm = MPI_COMM_WORLD);
+
+}  // namespace mpi
+}  // namespace hpclab
+
+// Check an MPI call; on failure abort the job with the call's text and place.
+#define HPCLAB_MPI_CHECK(call)                                                    \
+    do {                                                                          \
+        int hpclab_mpi_err_ = (call);                                             \
+        if (hpclab_mpi_err_ != MPI_SUCCESS)                                       \
+            ::hpclab::mpi::throw_or_abort(hpclab_mpi_err_, #call, __FILE__, __LINE__); \
+    } while (0)

@@ -1,0 +1,125 @@
+// Command-line layer over CLI11: counts in friendly notations, shared
+// options, and one-line errors.
+#include "hpclab/cli.hpp"
+
+#include <cmath>
+#include <exception>
+#include <iostream>
+#include <limits>
+#include <regex>
+#include <stdexcept>
+
+namespace hpclab {
+namespace cli {
+
+namespace {
+// Counts beyond 2^60 are certainly mistakes for any lab here, and keeping
+// well below 2^64 leaves room for n * sizeof(T) without overflow checks.
+constexpr long double kMaxCount = 1152921504606846976.0L;  // 2^60
+}  // namespace
+
+std::size_t parse_count(const std::string& text) {
+    static const std::regex plain(R"(\s*\+?[0-9]+\s*)");
+    static const std::regex scientific(R"(\s*\+?[0-9]+(\.[0-9]*)?[eE]\+?[0-9]+\s*)");
+    static const std::regex power(R"(\s*([0-9]+)\^([0-9]+)\s*)");
+    std::smatch m;
+    long double value;
+    if (!text.empty() && text.find('-') != std::string::npos &&
+        std::regex_match(text, std::regex(R"(\s*-[0-9.eE^+]+\s*)"))) {
+        throw std::invalid_argument("'" + text + "' is negative; a count must be >= 0");
+    }
+    if (std::regex_match(text, plain) || std::regex_match(text, scientific)) {
+        value = std::strtold(text.c_str(), nullptr);
+    } else if (std::regex_match(text, m, power)) {
+        value = std::pow(std::strtold(m[1].str().c_str(), nullptr), std::strtold(m[2].str().c_str(), nullptr));
+    } else {
+        throw std::invalid_argument("'" + text + "' is not a count (examples: 1000000, 1e6, 2^20)");
+    }
+    if (!(value <= kMaxCount)) throw std::invalid_argument("'" + text + "' is too large");
+    if (value != std::floor(value)) throw std::invalid_argument("'" + text + "' is not a whole number");
+    return static_cast<std::size_t>(value);
+}
+
+void add_common(CLI::App& app, CommonOptions& o) {
+    app.add_flag("--json", o.json, "print one JSON object per measurement instead of a table");
+    app.add_option("--seed", o.seed, "seed of the input data generator")->capture_default_str();
+    app.add_option("--reps", o.reps, "timed repetitions; the median is reported")
+        ->check(CLI::Range(1, 1000000))
+        ->capture_default_str();
+    app.add_option("--warmup", o.warmup, "untimed runs before timing")
+        ->check(CLI::Range(0, 1000))
+        ->capture_default_str();
+}
+
+CLI::Option* add_count(CLI::App& app, const std::string& name, std::size_t& target,
+                       const std::string& description) {
+    auto* opt = app.add_option_function<std::string>(
+        name, [&target](const std::string& s) { target = parse_count(s); }, description);
+    opt->default_str(std::to_string(target));
+    // Validate at parse time so the error names the option.
+    opt->check(CLI::Validator(
+        [](std::string& s) -> std::string {
+            try {
+                parse_count(s);
+                return {};
+            } catch (const std::exception& e) {
+                return e.what();
+            }
+        },
+        "COUNT"));
+    return opt;
+}
+
+CLI::Option* add_counts(CLI::App& app, const std::string& name, std::vector<std::size_t>& target,
+                        const std::string& description) {
+    auto* opt = app.add_option_function<std::vector<std::string>>(
+        name,
+        [&target](const std::vector<std::string>& v) {
+            target.clear();
+            for (const auto& s : v) target.push_back(parse_count(s));
+        },
+        description);
+    opt->check(CLI::Validator(
+        [](std::string& s) -> std::string {
+            try {
+                parse_count(s);
+                return {};
+            } catch (const std::exception& e) {
+                return e.what();
+            }
+        },
+        "COUNT"));
+    return opt;
+}
+
+int parse(CLI::App& app, int argc, char** argv) {
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::string what = e.what();
+        while (!what.empty() && (what.back() == '\n' || what.back() == ' ')) what.pop_back();
+        std::cerr << app.get_name() << ": error: " << what << " (see --help)\n";
+        return 2;
+    }
+    return -1;
+}
+
+int run_main(const std::string& program, const std::function<int()>& body) {
+    try {
+        return body();
+    } catch (const std::bad_alloc&) {
+        std::cerr << program << ": error: out of memory (try a smaller size)\n";
+    } catch (const std::exception& e) {
+        std::cerr << program << ": error: " << e.what() << "\n";
+    } catch (...) {
+        std::cerr << program << ": error: unknown exception\n";
+    }
+    return 1;
+}
+
+}  // namespace cli
+}  // namespace hpclab

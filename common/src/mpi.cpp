@@ -1,0 +1,80 @@
+// MPI helpers: RAII environment, rank queries, one-message aborts.
+#include "hpclab/mpi.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace hpclab {
+namespace mpi {
+
+namespace {
+// Swallows everything written to it; what non-root ranks print through root_out().
+class NullBuffer : public std::streambuf {
+protected:
+    int overflow(int c) override { return c; }
+};
+}  // namespace
+
+Environment::Environment(int* argc, char*** argv) {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) MPI_Init(argc, argv);
+    // Return error codes instead of aborting inside the library, so that
+    // HPCLAB_MPI_CHECK can say which call failed before it aborts the job.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+Environment::~Environment() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+}
+
+int rank(MPI_Comm comm) {
+    int r = 0;
+    MPI_Comm_rank(comm, &r);
+    return r;
+}
+
+int size(MPI_Comm comm) {
+    int s = 1;
+    MPI_Comm_size(comm, &s);
+    return s;
+}
+
+bool is_root(MPI_Comm comm) { return rank(comm) == 0; }
+
+void abort_job(const std::string& message, int code) {
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    const int r = (initialized && !finalized) ? rank() : 0;
+    std::fprintf(stderr, "error on rank %d: %s\n", r, message.c_str());
+    std::fflush(stderr);
+    if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, code);
+    std::exit(code);
+}
+
+void throw_or_abort(int code, const char* call, const char* file, int line) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) std::snprintf(text, sizeof text, "MPI error %d", code);
+    char buf[MPI_MAX_ERROR_STRING + 512];
+    std::snprintf(buf, sizeof buf, "%s failed at %s:%d: %s", call, file, line, text);
+    abort_job(buf, 1);
+}
+
+double max_over_ranks(double value, MPI_Comm comm) {
+    double result = value;
+    HPCLAB_MPI_CHECK(MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm));
+    return result;
+}
+
+std::ostream& root_out(MPI_Comm comm) {
+    static NullBuffer null_buffer;
+    static std::ostream null_stream(&null_buffer);
+    return is_root(comm) ? std::cout : null_stream;
+}
+
+}  // namespace mpi
+}  // namespace hpclab

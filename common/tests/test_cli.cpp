@@ -1,0 +1,73 @@
+// Counts in friendly notations, and one-line usage errors with exit code 2.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "hpclab/cli.hpp"
+
+using hpclab::cli::parse_count;
+
+TEST(ParseCount, AcceptsPlainScientificAndPowers) {
+    EXPECT_EQ(parse_count("0"), 0u);
+    EXPECT_EQ(parse_count("1000000"), 1000000u);
+    EXPECT_EQ(parse_count("1e6"), 1000000u);
+    EXPECT_EQ(parse_count("1.5e3"), 1500u);
+    EXPECT_EQ(parse_count("2^20"), 1048576u);
+}
+
+TEST(ParseCount, RejectsBadInputWithAReason) {
+    for (const char* bad : {"-1", "abc", "", "1.5", "1e", "2^", "12abc", "1e30", "-2^3"}) {
+        try {
+            parse_count(bad);
+            ADD_FAILURE() << "accepted '" << bad << "'";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+        }
+    }
+}
+
+namespace {
+int run_parse(std::vector<std::string> args, std::size_t& n, hpclab::cli::CommonOptions& common) {
+    CLI::App app("test", "prog");
+    hpclab::cli::add_count(app, "--n", n, "size");
+    hpclab::cli::add_common(app, common);
+    std::vector<char*> argv;
+    static std::string name = "prog";
+    argv.push_back(name.data());
+    for (auto& a : args) argv.push_back(a.data());
+    return hpclab::cli::parse(app, static_cast<int>(argv.size()), argv.data());
+}
+}  // namespace
+
+TEST(Parse, GoodArgumentsContinue) {
+    std::size_t n = 5;
+    hpclab::cli::CommonOptions common;
+    EXPECT_EQ(run_parse({"--n", "2^10", "--json", "--reps", "3"}, n, common), -1);
+    EXPECT_EQ(n, 1024u);
+    EXPECT_TRUE(common.json);
+    EXPECT_EQ(common.reps, 3);
+}
+
+TEST(Parse, BadArgumentsGiveExitTwoAndOneLine) {
+    std::size_t n = 5;
+    hpclab::cli::CommonOptions common;
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(run_parse({"--n", "-1"}, n, common), 2);
+    std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("prog: error:"), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(run_parse({"--reps", "0"}, n, common), 2);
+    testing::internal::GetCapturedStderr();
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(run_parse({"--bogus"}, n, common), 2);
+    testing::internal::GetCapturedStderr();
+}
+
+TEST(RunMain, ExceptionsBecomeExitOneWithMessage) {
+    testing::internal::CaptureStderr();
+    const int code = hpclab::cli::run_main("prog", []() -> int { throw std::runtime_error("boom"); });
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(code, 1);
+    EXPECT_EQ(err, "prog: error: boom\n");
+}

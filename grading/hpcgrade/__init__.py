@@ -1,0 +1,1 @@
+"""hpcgrade: the hpc-labs autograder (Python 3 standard library only)."""
