@@ -111,6 +111,9 @@ int parse(CLI::App& app, int argc, char** argv) {
 int run_main(const std::string& program, const std::function<int()>& body) {
     try {
         return body();
+    } catch (const Unavailable& e) {
+        std::cerr << program << ": error: " << e.what() << "\n";
+        return kExitUnavailable;
     } catch (const std::bad_alloc&) {
         std::cerr << program << ": error: out of memory (try a smaller size)\n";
     } catch (const std::exception& e) {

@@ -1,6 +1,11 @@
 // CUDA runtime helpers: errors, device facts, memory checks, event timing.
 #include "hpclab/cuda.hpp"
 
+#include <algorithm>
+#include <vector>
+
+#include "hpclab/cli.hpp"
+
 #include <cstdio>
 #include <sstream>
 
@@ -55,6 +60,28 @@ int fp64_cores_per_sm(int major, int minor) {
         case 120: case 121: return 2;
         default: return 0;
     }
+}
+
+void require_gpu() {
+    std::string reason;
+    if (!gpu_available(&reason)) throw cli::Unavailable("needs a GPU: " + reason);
+}
+
+double measure_copy_gbps(std::size_t bytes, int reps) {
+    require_device_memory(2 * bytes, "the copy-bandwidth anchor");
+    DeviceBuffer<unsigned char> src(bytes), dst(bytes);
+    src.zero();
+    EventTimer timer;
+    std::vector<double> seconds;
+    for (int i = 0; i <= reps; ++i) {
+        timer.start();
+        HPCLAB_CUDA_CHECK(cudaMemcpy(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice));
+        const double s = timer.stop();
+        if (i > 0) seconds.push_back(s);  // the first run is the warm-up
+    }
+    std::sort(seconds.begin(), seconds.end());
+    const double median = seconds[seconds.size() / 2];
+    return 2.0 * static_cast<double>(bytes) / median / 1e9;  // read + write
 }
 
 DeviceInfo device_info(int device) {

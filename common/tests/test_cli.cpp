@@ -71,3 +71,11 @@ TEST(RunMain, ExceptionsBecomeExitOneWithMessage) {
     EXPECT_EQ(code, 1);
     EXPECT_EQ(err, "prog: error: boom\n");
 }
+
+TEST(RunMain, UnavailableBecomesExit77) {
+    testing::internal::CaptureStderr();
+    const int code = hpclab::cli::run_main("prog", []() -> int { throw hpclab::cli::Unavailable("needs a GPU: none"); });
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(code, hpclab::cli::kExitUnavailable);
+    EXPECT_EQ(err, "prog: error: needs a GPU: none\n");
+}

@@ -2,6 +2,7 @@
 // formatting, and (on a GPU) device info, buffers and event timing.
 #include <gtest/gtest.h>
 
+#include "hpclab/cli.hpp"
 #include "hpclab/cuda.hpp"
 #include "hpclab/gtest_gpu.hpp"
 
@@ -75,4 +76,20 @@ TEST(Gpu, BufferRoundTripAndTimer) {
 TEST(Gpu, ImpossibleAllocationIsACleanError) {
     HPCLAB_REQUIRE_GPU();
     EXPECT_THROW(require_device_memory(std::size_t(1) << 50, "a petabyte"), std::runtime_error);
+}
+
+TEST(Gpu, RequireGpuAgreesWithAvailability) {
+    std::string reason;
+    if (gpu_available(&reason)) {
+        EXPECT_NO_THROW(require_gpu());
+    } else {
+        EXPECT_THROW(require_gpu(), hpclab::cli::Unavailable);
+    }
+}
+
+TEST(Gpu, CopyAnchorIsPlausible) {
+    HPCLAB_REQUIRE_GPU();
+    const double gbps = measure_copy_gbps(std::size_t(256) << 20, 5);
+    EXPECT_GT(gbps, 50.0);
+    EXPECT_LT(gbps, 1.2 * device_info(0).peak_bandwidth_gbps());
 }

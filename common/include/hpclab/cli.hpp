@@ -7,10 +7,21 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace hpclab {
 namespace cli {
+
+// Thrown when the machine lacks something a driver needs (a GPU, a second
+// GPU, an MPI launcher). run_main prints it and exits with kExitUnavailable,
+// which `meson test` reports as SKIP rather than FAIL.
+class Unavailable : public std::runtime_error {
+public:
+    explicit Unavailable(const std::string& what) : std::runtime_error(what) {}
+};
+constexpr int kExitUnavailable = 77;
 
 // Options every driver shares.
 struct CommonOptions {
@@ -39,7 +50,8 @@ CLI::Option* add_counts(CLI::App& app, const std::string& name, std::vector<std:
 int parse(CLI::App& app, int argc, char** argv);
 
 // Run a driver's body; any exception becomes "<program>: error: <what>" on
-// stderr and exit code 1, so bad input never ends in a crash or core dump.
+// stderr and exit code 1 (Unavailable: exit code 77), so bad input never
+// ends in a crash or core dump.
 int run_main(const std::string& program, const std::function<int()>& body);
 
 }  // namespace cli

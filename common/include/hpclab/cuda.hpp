@@ -46,6 +46,15 @@ namespace cuda {
 // Is a usable GPU present? If not, `reason` says why (no driver, no device...).
 bool gpu_available(std::string* reason = nullptr);
 
+// Throw hpclab::cli::Unavailable ("needs a GPU: <reason>") when no GPU is
+// usable; drivers call this first, so they exit 77 (skipped) without one.
+void require_gpu();
+
+// The bandwidth anchor of memory-bound labs: a device-to-device cudaMemcpy
+// of `bytes` (read + write counted: 2 * bytes moved), median of `reps` runs
+// after a warm-up, in GB/s. Use working sets well beyond L2 (>= 256 MiB).
+double measure_copy_gbps(std::size_t bytes, int reps = 10);
+
 struct DeviceInfo {
     int device = 0;
     std::string name;
