@@ -36,16 +36,26 @@ double Measurement::items_per_s() const { return seconds.median > 0 ? per_second
 
 std::string table_header() {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%-26s %12s %12s %12s %12s %10s %10s %10s", "name", "n",
-                  "median s", "min s", "max s", "GB/s", "GFLOP/s", "ratio");
+    std::snprintf(buf, sizeof buf, "%-24s %12s %11s %11s %11s %18s %8s", "name", "n", "median s", "min s",
+                  "max s", "throughput", "ratio");
+    return buf;
+}
+
+// The one throughput that fits the measurement: GFLOP/s for compute, GB/s
+// for memory traffic, items per second otherwise; empty when none is set.
+static std::string throughput(const Measurement& m) {
+    char buf[64];
+    if (m.flops > 0) std::snprintf(buf, sizeof buf, "%.2f GFLOP/s", m.gflops());
+    else if (m.bytes > 0) std::snprintf(buf, sizeof buf, "%.2f GB/s", m.gbps());
+    else if (m.items > 0) std::snprintf(buf, sizeof buf, "%.3g items/s", m.items_per_s());
+    else buf[0] = '\0';
     return buf;
 }
 
 std::string table_row(const Measurement& m) {
     char buf[512];
-    std::snprintf(buf, sizeof buf, "%-26s %12zu %12.6f %12.6f %12.6f %10.2f %10.2f %10.3f",
-                  m.name.c_str(), m.n, m.seconds.median, m.seconds.min, m.seconds.max, m.gbps(),
-                  m.gflops(), m.ratio);
+    std::snprintf(buf, sizeof buf, "%-24s %12zu %11.6f %11.6f %11.6f %18s %8.3f", m.name.c_str(), m.n,
+                  m.seconds.median, m.seconds.min, m.seconds.max, throughput(m).c_str(), m.ratio);
     std::string row(buf);
     for (const auto& kv : m.extra) {
         std::snprintf(buf, sizeof buf, "  %s=%.4g", kv.first.c_str(), kv.second);
