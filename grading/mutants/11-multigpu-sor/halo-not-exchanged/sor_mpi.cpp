@@ -1,0 +1,254 @@
+// Lab 11, stage 2: 1-D strip decomposition with MPI_Cart_create, halo rows
+// by MPI_Sendrecv, red-black SOR across ranks, a decomposition-independent
+// residual, and gathering the grid.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "hpclab/mpi.hpp"
+#include "sor.hpp"
+
+namespace lab11 {
+
+namespace {
+// Below this many points an OpenMP region costs more than it saves.
+constexpr long kParallelPoints = 1L << 16;
+}  // namespace
+
+RowRange strip_rows(int n, int parts, int index) {
+    if (parts < 1 || index < 0 || index >= parts)
+        throw std::invalid_argument("strip_rows: part " + std::to_string(index) + " of " + std::to_string(parts));
+    if (n < parts)
+        throw std::invalid_argument("a grid of " + std::to_string(n) + " rows cannot be split over " +
+                                    std::to_string(parts) + " ranks (each needs at least one row)");
+    const int base = n / parts, extra = n % parts;
+    RowRange r;
+    r.rows = base + (index < extra ? 1 : 0);
+    r.first = 1 + index * base + std::min(index, extra);
+    return r;
+}
+
+StripComm::StripComm(MPI_Comm cart, int n, RowRange range, int up, int down)
+    : cart_(cart), n_(n), range_(range), up_(up), down_(down) {}
+
+StripComm::~StripComm() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (cart_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&cart_);
+}
+
+StripComm::StripComm(StripComm&& o) noexcept
+    : cart_(o.cart_), n_(o.n_), range_(o.range_), up_(o.up_), down_(o.down_) {
+    o.cart_ = MPI_COMM_NULL;
+}
+
+StripComm& StripComm::operator=(StripComm&& o) noexcept {
+    if (this != &o) {
+        if (cart_ != MPI_COMM_NULL) MPI_Comm_free(&cart_);
+        cart_ = o.cart_; n_ = o.n_; range_ = o.range_; up_ = o.up_; down_ = o.down_;
+        o.cart_ = MPI_COMM_NULL;
+    }
+    return *this;
+}
+
+int StripComm::rank() const { return hpclab::mpi::rank(cart_); }
+int StripComm::size() const { return hpclab::mpi::size(cart_); }
+
+StripComm make_strip_comm(int n, MPI_Comm comm) {
+    const int size = hpclab::mpi::size(comm);
+    // Every rank sees the same n and size, so every rank throws together:
+    // nobody is left waiting in MPI_Cart_create.
+    if (n < size) strip_rows(n, size, 0);
+    int dims[1] = {size};
+    int periods[1] = {0};  // not periodic: the outer strips have no neighbour
+    MPI_Comm cart = MPI_COMM_NULL;
+    HPCLAB_MPI_CHECK(MPI_Cart_create(comm, 1, dims, periods, 0, &cart));
+    MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+    int up = MPI_PROC_NULL, down = MPI_PROC_NULL;
+    HPCLAB_MPI_CHECK(MPI_Cart_shift(cart, 0, 1, &up, &down));
+    const int rank = hpclab::mpi::rank(cart);
+    return StripComm(cart, n, strip_rows(n, size, rank), up, down);
+}
+
+void exchange_rows(const StripComm& sc, const double* send_top, const double* send_bottom,
+                   double* recv_top, double* recv_bottom, int count) {
+    // Two shifts: everyone sends up and receives from below, then the other
+    // way. MPI_Sendrecv cannot deadlock, and MPI_PROC_NULL ends the chain.
+    HPCLAB_MPI_CHECK(MPI_Sendrecv(send_top, count, MPI_DOUBLE, sc.up(), 0, recv_bottom, count, MPI_DOUBLE,
+                                  sc.down(), 0, sc.comm(), MPI_STATUS_IGNORE));
+    HPCLAB_MPI_CHECK(MPI_Sendrecv(send_bottom, count, MPI_DOUBLE, sc.down(), 1, recv_top, count, MPI_DOUBLE,
+                                  sc.up(), 1, sc.comm(), MPI_STATUS_IGNORE));
+}
+
+void exchange_halos(const StripComm& sc, Strip& s) {
+    const int w = s.width();
+    exchange_rows(sc, &s.u[s.index(1, 0)], &s.u[s.index(s.rows, 0)], &s.u[s.index(0, 0)],
+                  &s.u[s.index(s.rows + 1, 0)], w);
+}
+
+void mpi_red_black_sweep(const StripComm& sc, Strip& s, double omega) {
+    // Red reads black halo values, black reads red ones: refresh the halos
+    // before each colour, so every point sees exactly what it would see serially.
+    red_black_colour(s, 0, omega);
+    red_black_colour(s, 1, omega);
+}
+
+double mpi_residual_norm(const StripComm& sc, const Strip& s) {
+    const std::vector<double> mine = residual_row_sums(s);
+    const int size = sc.size();
+    std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
+    for (int r = 0; r < size; ++r) {
+        const RowRange rr = strip_rows(sc.n(), size, r);
+        counts[static_cast<std::size_t>(r)] = rr.rows;
+        displs[static_cast<std::size_t>(r)] = rr.first - 1;
+    }
+    std::vector<double> all(sc.rank() == 0 ? static_cast<std::size_t>(sc.n()) : 0);
+    HPCLAB_MPI_CHECK(MPI_Gatherv(mine.data(), s.rows, MPI_DOUBLE, all.data(), counts.data(), displs.data(),
+                                 MPI_DOUBLE, 0, sc.comm()));
+    double total = 0;
+    if (sc.rank() == 0)
+        for (double row : all) total += row;  // the serial order: row 1, 2, ..., n
+    HPCLAB_MPI_CHECK(MPI_Bcast(&total, 1, MPI_DOUBLE, 0, sc.comm()));
+    return std::sqrt(total);
+}
+
+std::vector<double> gather_grid(const StripComm& sc, const Strip& s) {
+    const int size = sc.size(), w = s.width(), n = sc.n();
+    // Rank 0 also sends global row 0 (its top halo is the boundary), the
+    // last rank also row n+1; everyone else only its owned rows.
+    auto first_row_sent = [&](int r) { return r == 0 ? 0 : strip_rows(n, size, r).first; };
+    auto rows_sent = [&](int r) {
+        return strip_rows(n, size, r).rows + (r == 0 ? 1 : 0) + (r == size - 1 ? 1 : 0);
+    };
+    std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
+    for (int r = 0; r < size; ++r) {
+        counts[static_cast<std::size_t>(r)] = rows_sent(r) * w;
+        displs[static_cast<std::size_t>(r)] = first_row_sent(r) * w;
+    }
+    const int me = sc.rank();
+    const double* send = &s.u[s.index(me == 0 ? 0 : 1, 0)];
+    std::vector<double> grid(me == 0 ? static_cast<std::size_t>(n + 2) * static_cast<std::size_t>(w) : 0);
+    HPCLAB_MPI_CHECK(MPI_Gatherv(send, counts[static_cast<std::size_t>(me)], MPI_DOUBLE, grid.data(),
+                                 counts.data(), displs.data(), MPI_DOUBLE, 0, sc.comm()));
+    return grid;
+}
+
+SolveResult mpi_solve(const StripComm& sc, Strip& s, double omega, double tol, int check_every, long max_iters) {
+    if (check_every < 1 || max_iters < 0 || !(tol >= 0))
+        throw std::invalid_argument("mpi_solve: need check_every >= 1, max_iters >= 0 and tol >= 0");
+    SolveResult result;
+    // The residual reads halo rows: bring them up to date first.
+    exchange_halos(sc, s);
+    result.residual0 = mpi_residual_norm(sc, s);
+    result.residual = result.residual0;
+    if (result.residual0 == 0) {
+        result.converged = true;
+        return result;
+    }
+    while (result.iterations < max_iters) {
+        const long block = std::min<long>(check_every, max_iters - result.iterations);
+        for (long k = 0; k < block; ++k) mpi_red_black_sweep(sc, s, omega);
+        result.iterations += block;
+        exchange_halos(sc, s);
+        result.residual = mpi_residual_norm(sc, s);  // the same value on every rank
+        if (result.residual <= tol * result.residual0) {
+            result.converged = true;
+            break;
+        }
+    }
+    return result;
+}
+
+BlockComm make_block_comm(int n, MPI_Comm comm) {
+    const int size = hpclab::mpi::size(comm);
+    int dims[2] = {0, 0};
+    HPCLAB_MPI_CHECK(MPI_Dims_create(size, 2, dims));
+    // Same n and dims on every rank: all throw together, before any collective.
+    strip_rows(n, dims[0], 0);
+    strip_rows(n, dims[1], 0);
+    int periods[2] = {0, 0};
+    MPI_Comm cart = MPI_COMM_NULL;
+    HPCLAB_MPI_CHECK(MPI_Cart_create(comm, 2, dims, periods, 0, &cart));
+    MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+    int up, down, left, right, coords[2];
+    HPCLAB_MPI_CHECK(MPI_Cart_shift(cart, 0, 1, &up, &down));
+    HPCLAB_MPI_CHECK(MPI_Cart_shift(cart, 1, 1, &left, &right));
+    HPCLAB_MPI_CHECK(MPI_Cart_coords(cart, hpclab::mpi::rank(cart), 2, coords));
+    return BlockComm(cart, n, dims, strip_rows(n, dims[0], coords[0]), strip_rows(n, dims[1], coords[1]), up, down,
+                     left, right);
+}
+
+void exchange_block_halos(const BlockComm& bc, Block& b) {
+    const int w = b.width();
+    // Rows: the owned part of row 1 up, of row `rows` down (corners not needed).
+    HPCLAB_MPI_CHECK(MPI_Sendrecv(&b.u[b.index(1, 1)], b.cols, MPI_DOUBLE, bc.up(), 0, &b.u[b.index(b.rows + 1, 1)],
+                                  b.cols, MPI_DOUBLE, bc.down(), 0, bc.comm(), MPI_STATUS_IGNORE));
+    HPCLAB_MPI_CHECK(MPI_Sendrecv(&b.u[b.index(b.rows, 1)], b.cols, MPI_DOUBLE, bc.down(), 1, &b.u[b.index(0, 1)],
+                                  b.cols, MPI_DOUBLE, bc.up(), 1, bc.comm(), MPI_STATUS_IGNORE));
+    // Columns: `rows` doubles one row apart. A vector type lets MPI gather
+    // them; each one is a separate 8-byte piece, which is why a column costs
+    // far more per byte than a row (the thesis's Table 6.4).
+    MPI_Datatype column;
+    HPCLAB_MPI_CHECK(MPI_Type_vector(b.rows, 1, w, MPI_DOUBLE, &column));
+    HPCLAB_MPI_CHECK(MPI_Type_commit(&column));
+    HPCLAB_MPI_CHECK(MPI_Sendrecv(&b.u[b.index(1, 1)], 1, column, bc.left(), 2, &b.u[b.index(1, b.cols + 1)], 1,
+                                  column, bc.right(), 2, bc.comm(), MPI_STATUS_IGNORE));
+    HPCLAB_MPI_CHECK(MPI_Sendrecv(&b.u[b.index(1, b.cols)], 1, column, bc.right(), 3, &b.u[b.index(1, 0)], 1, column,
+                                  bc.left(), 3, bc.comm(), MPI_STATUS_IGNORE));
+    MPI_Type_free(&column);
+}
+
+void block_red_black_colour(Block& b, int colour, double omega) {
+#pragma omp parallel for schedule(static) if (static_cast<long>(b.rows) * b.cols >= kParallelPoints)
+    for (int li = 1; li <= b.rows; ++li) {
+        const int i = b.global_row(li);
+        // First local column whose GLOBAL column j has (i + j) % 2 == colour.
+        const int lj0 = 1 + ((i + b.global_col(1) + colour) & 1);
+        for (int lj = lj0; lj <= b.cols; lj += 2)
+            b.at(li, lj) = sor_update(b.at(li, lj), b.at(li, lj - 1), b.at(li, lj + 1), b.at(li - 1, lj),
+                                      b.at(li + 1, lj), b.b(li, lj), omega);
+    }
+}
+
+void mpi_block_red_black_sweep(const BlockComm& bc, Block& b, double omega) {
+    exchange_block_halos(bc, b);
+    block_red_black_colour(b, 0, omega);
+    exchange_block_halos(bc, b);
+    block_red_black_colour(b, 1, omega);
+}
+
+std::vector<double> gather_block_interior(const BlockComm& bc, const Block& b) {
+    // Each rank packs its owned points; rank 0 receives every block and puts
+    // it where the block's coordinates say.
+    std::vector<double> mine(static_cast<std::size_t>(b.rows) * static_cast<std::size_t>(b.cols));
+    for (int li = 1; li <= b.rows; ++li)
+        for (int lj = 1; lj <= b.cols; ++lj)
+            mine[static_cast<std::size_t>(li - 1) * b.cols + (lj - 1)] = b.at(li, lj);
+    const int size = hpclab::mpi::size(bc.comm()), me = hpclab::mpi::rank(bc.comm());
+    if (me != 0) {
+        HPCLAB_MPI_CHECK(MPI_Send(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, 0, 9, bc.comm()));
+        return {};
+    }
+    const int n = bc.n();
+    std::vector<double> grid(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), 0.0);
+    for (int r = 0; r < size; ++r) {
+        int coords[2];
+        HPCLAB_MPI_CHECK(MPI_Cart_coords(bc.comm(), r, 2, coords));
+        const RowRange rows = strip_rows(n, bc.dim(0), coords[0]), cols = strip_rows(n, bc.dim(1), coords[1]);
+        std::vector<double> part(static_cast<std::size_t>(rows.rows) * static_cast<std::size_t>(cols.rows));
+        if (r == 0) part = mine;
+        else HPCLAB_MPI_CHECK(MPI_Recv(part.data(), static_cast<int>(part.size()), MPI_DOUBLE, r, 9, bc.comm(),
+                                       MPI_STATUS_IGNORE));
+        for (int a = 0; a < rows.rows; ++a)
+            for (int c = 0; c < cols.rows; ++c)
+                grid[static_cast<std::size_t>(rows.first - 1 + a) * n + (cols.first - 1 + c)] =
+                    part[static_cast<std::size_t>(a) * cols.rows + c];
+    }
+    return grid;
+}
+
+}  // namespace lab11

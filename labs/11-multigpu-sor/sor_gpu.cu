@@ -1,0 +1,70 @@
+// Lab 11, stage 3: red-black SOR on one GPU (natural and separated layouts)
+// and the residual norm reduced on the device.
+// Every TODO(student) below throws "not implemented" until you replace it.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "hpclab/cuda.hpp"
+#include "hpclab/not_implemented.hpp"
+#include "sor_gpu.hpp"
+
+namespace lab11 {
+
+namespace {
+
+// Your kernels go here (gpu_red_black_colour below launches them): two
+// __global__ kernels, one per layout, each updating the
+// points of one colour in local rows [row_begin, row_end) with sor_update():
+//  - natural: thread k of a row takes the k-th point of the colour in it;
+//    neighbours at +-1 and +-pitch;
+//  - separated: thread k takes slot k of the colour's half-row (see
+//    layout_slot in sor_gpu.hpp), so a warp touches consecutive doubles.
+// Global row i = first_row - 1 + local row; a null rhs means b = 0.
+//
+// And for gpu_residual_norm: a kernel that reduces r^2 on the device in a fixed
+// order (e.g. a fixed number of blocks, a tree in shared memory per block,
+// then one block over the partial sums).
+
+}  // namespace
+
+void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end,
+                          cudaStream_t stream) {
+    // TODO(student): check the row range (std::invalid_argument), launch the
+    // kernel of d.layout on `stream`, then HPCLAB_CUDA_CHECK_LAUNCH().
+    (void)d;
+    (void)colour;
+    (void)omega;
+    (void)row_begin;
+    (void)row_end;
+    (void)stream;
+    throw hpclab::NotImplemented("gpu_red_black_colour");
+}
+
+void gpu_red_black_sweep(DeviceStrip& d, double omega, cudaStream_t stream) {
+    // Same stream: the black launch starts after every red point is written.
+    gpu_red_black_colour(d, 0, omega, 1, d.rows + 1, stream);
+    gpu_red_black_colour(d, 1, omega, 1, d.rows + 1, stream);
+}
+
+double gpu_residual_norm(const DeviceStrip& d, cudaStream_t stream) {
+    // TODO(student): launch your residual reduction; copy one double back.
+    (void)d;
+    (void)stream;
+    throw hpclab::NotImplemented("gpu_residual_norm");
+}
+
+SolveResult gpu_solve(DeviceStrip& d, double omega, double tol, int check_every, long max_iters) {
+    // TODO(student): solve() on the device; the host reads the residual only
+    // every check_every sweeps.
+    (void)d;
+    (void)omega;
+    (void)tol;
+    (void)check_every;
+    (void)max_iters;
+    throw hpclab::NotImplemented("gpu_solve");
+}
+
+}  // namespace lab11

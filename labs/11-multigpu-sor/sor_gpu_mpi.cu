@@ -1,0 +1,71 @@
+// Lab 11, stage 4: one GPU per rank; halo rows exchanged through pinned host
+// buffers, overlapped with the interior update, or on device pointers when
+// the MPI is CUDA-aware.
+// Every TODO(student) below throws "not implemented" until you replace it.
+#include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
+#endif
+#endif
+
+#include <stdexcept>
+#include <string>
+
+#include "hpclab/cli.hpp"
+#include "hpclab/cuda.hpp"
+#include "hpclab/mpi.hpp"
+#include "hpclab/not_implemented.hpp"
+#include "sor_gpu.hpp"
+
+namespace lab11 {
+
+int select_local_gpu(MPI_Comm comm) {
+    // TODO(student): no GPU: throw hpclab::cli::Unavailable. Otherwise the node-local
+    // rank from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), cudaSetDevice(local %
+    // device count), free the communicator, return the device.
+    (void)comm;
+    throw hpclab::NotImplemented("select_local_gpu");
+}
+
+bool cuda_aware_mpi(std::string* why) {
+    // TODO(student): compile time: MPIX_CUDA_AWARE_SUPPORT (from mpi-ext.h,
+    // included above when Open MPI has it); run time: MPIX_Query_cuda_support().
+    // When either says no, put the reason in *why (if why is not null).
+    (void)why;
+    throw hpclab::NotImplemented("cuda_aware_mpi");
+}
+
+namespace {
+
+// Device rows 1 and `rows` -> pinned -> neighbours -> pinned -> halo rows 0
+// and rows+1, all on `stream`; returns when the halos are on the device.
+// A side without a neighbour keeps its row: it is the global boundary.
+[[maybe_unused]] void staged_exchange(const StripComm& sc, DeviceStrip& d, double* send, double* recv, cudaStream_t stream) {
+    // TODO(student): rows 1 and d.rows to the pinned `send` (cudaMemcpyAsync, then
+    // synchronise), exchange_rows on the pinned buffers, and back into rows 0
+    // and d.rows+1 -- but only from a side that has a neighbour.
+    (void)sc;
+    (void)d;
+    (void)send;
+    (void)recv;
+    (void)stream;
+    throw hpclab::NotImplemented("staged_exchange");
+}
+
+}  // namespace
+
+SweepTimes gpu_mpi_sweeps(const StripComm& sc, DeviceStrip& d, double omega, long sweeps, Exchange mode) {
+    // TODO(student): see sor_gpu.hpp. Staged: exchange before each colour, then
+    // the colour kernel. Overlapped: the boundary rows' colour on one stream,
+    // send them while the interior runs on another; join the streams with
+    // events before the next colour. CudaAware: exchange_rows on device rows.
+    (void)sc;
+    (void)d;
+    (void)omega;
+    (void)sweeps;
+    (void)mode;
+    throw hpclab::NotImplemented("gpu_mpi_sweeps");
+}
+
+}  // namespace lab11
