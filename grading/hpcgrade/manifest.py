@@ -86,6 +86,41 @@ def load(root, lab):
     return data
 
 
+def check_grading_fields(data):
+    """Validate what only the grader reads: `benchmark` and `sanitizer`.
+    Raises ManifestError; returns DATA. (Meson never sees these fields.)"""
+    where = "labs/%s/lab.json" % data.get("name", "?")
+    bench = data.get("benchmark")
+    if bench is not None:
+        if not isinstance(bench, dict):
+            raise ManifestError("%s: 'benchmark' must be an object" % where)
+        _require_list_of_str(bench, "args", where + " benchmark")
+        if not bench.get("args"):
+            raise ManifestError("%s: benchmark.args must name the driver's arguments" % where)
+        for key in ("points", "full_marks_ratio", "floor_ratio"):
+            if not isinstance(bench.get(key), (int, float)) or bench[key] < 0:
+                raise ManifestError("%s: benchmark.%s must be a number >= 0" % (where, key))
+        if bench["floor_ratio"] >= bench["full_marks_ratio"]:
+            raise ManifestError("%s: benchmark.floor_ratio must be below full_marks_ratio" % where)
+        for key in ("measure", "anchor"):
+            if key in bench and not isinstance(bench[key], str):
+                raise ManifestError("%s: benchmark.%s must be a string" % (where, key))
+    san = data.get("sanitizer")
+    if san is not None:
+        if not isinstance(san, dict):
+            raise ManifestError("%s: 'sanitizer' must be an object" % where)
+        tools = _require_list_of_str(san, "tools", where + " sanitizer")
+        bad = set(tools) - {"memcheck", "racecheck", "initcheck", "synccheck"}
+        if not tools or bad:
+            raise ManifestError("%s: sanitizer.tools must list compute-sanitizer tools (memcheck, racecheck, "
+                                "initcheck, synccheck)" % where)
+        if not isinstance(san.get("points"), (int, float)) or san["points"] < 0:
+            raise ManifestError("%s: sanitizer.points must be a number >= 0" % where)
+        if not isinstance(san.get("gtest_filter", "*"), str):
+            raise ManifestError("%s: sanitizer.gtest_filter must be a string" % where)
+    return data
+
+
 def meson_lines(data):
     """The manifest as lines Meson can split: one field per line in a fixed
     order (needs, student_files, driver, visible tests, hidden tests, MPI rank

@@ -1,0 +1,41 @@
+"""What this host offers: a GPU, its architecture, the tools a lab needs."""
+import os
+import shutil
+import subprocess
+
+
+def _nvidia_smi(args):
+    exe = shutil.which("nvidia-smi")
+    if not exe:
+        return None
+    try:
+        p = subprocess.run([exe] + args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return p.stdout.decode("utf-8", "replace") if p.returncode == 0 else None
+
+
+def gpu_available():
+    """True when a CUDA GPU is usable. HPCGRADE_GPU=0/1 overrides (tests)."""
+    forced = os.environ.get("HPCGRADE_GPU")
+    if forced in ("0", "1"):
+        return forced == "1"
+    out = _nvidia_smi(["-L"])
+    return bool(out and "GPU" in out)
+
+
+def gpu_arch(default="90"):
+    """The first GPU's compute capability as Meson's gpu_arch wants it ('90')."""
+    out = _nvidia_smi(["--query-gpu=compute_cap", "--format=csv,noheader"])
+    if out:
+        first = out.strip().splitlines()[0].strip()
+        digits = first.replace(".", "")
+        if digits.isdigit():
+            return digits
+    return default
+
+
+def find_tool(name):
+    """An executable on PATH, or in /usr/local/cuda/bin for CUDA's tools."""
+    return shutil.which(name) or shutil.which(name, path="/usr/local/cuda/bin")

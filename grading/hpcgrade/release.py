@@ -1,0 +1,299 @@
+"""grading/export-release DIR: the tree a student receives, verified.
+
+Left out: solutions/, grading/hidden/, grading/mutants/, the grader's
+fixtures and the grader tests that need them. Kept: everything else,
+including the grader, so a student can self-grade with the visible tests
+(no hidden tests, no performance score: there is no reference).
+
+Verification, all of which must pass (exit status 1 otherwise):
+  1. none of the left-out paths exists in DIR;
+  2. no file in DIR contains a solution's code: the distinctive lines of a
+     solution file (those not in the skeleton of the same name, ignoring
+     blank lines, braces, preprocessor and namespace lines, loop headers and
+     other boilerplate, and lines shorter than MIN_SECRET chars) must not
+     occur in any file of DIR, as whole lines or inside comments; a file
+     holding MIN_LINES of them (or all, if fewer) fails the check, one shared
+     line being coincidence;
+  3. meson setup + build of DIR (in a temporary build directory) succeed;
+  4. every built lab's visible tests run and the skeletons score 0 (no test
+     worth points passes);
+  5. grading/grade LAB --starter inside DIR works (0 points, says the hidden
+     tests and the reference are absent) and --solution is refused.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from . import manifest
+
+EXCLUDED = ("solutions/", "grading/hidden/", "grading/mutants/", "grading/tests/fixtures/",
+            "grading/tests/test_fixtures.py", "grading/tests/test_tools.py")
+JUNK = ("build", "__pycache__", ".git", "results.json", ".gpu-deps")
+MIN_SECRET = 20
+MIN_LINES = 3
+
+
+def excluded(rel):
+    return rel.startswith(EXCLUDED) or rel in [e.rstrip("/") for e in EXCLUDED]
+
+
+def tree_files(root):
+    """Files of the working tree: git's view (tracked + untracked, not
+    ignored) when ROOT is a git checkout, else a walk without build dirs."""
+    try:
+        p = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=60)
+        if p.returncode == 0:
+            names = sorted({n for n in p.stdout.decode("utf-8", "replace").split("\0") if n})
+            return [n for n in names if os.path.isfile(os.path.join(root, n))]
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    found = []
+    for base, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(JUNK)]
+        for f in files:
+            found.append(os.path.relpath(os.path.join(base, f), root))
+    return sorted(found)
+
+
+def normalize(line):
+    return " ".join(line.split())
+
+
+# Lines every C++ file has in some form: they prove nothing.
+BOILERPLATE = re.compile(r"^(for|while|if|switch|else|do|try)\b.*[{)]$|^(case|default)\b.*:$|^\} ?catch|"
+                         r"^(template|using|typedef|public|private|protected|struct|class|enum|static_assert)\b|"
+                         r"^HPCLAB_\w+\(.*\);$|^[\w:<>,\s*&]+ \w+(\{\})?;$|"
+                         # a bare call with plain arguments uses an interface, it does not implement it
+                         r"^[\w:.>-]+\([\w\s,&*.:>-]*\);$")
+
+
+def secret_lines(solution_text, skeleton_text):
+    """Pure: the solution's distinctive lines that the skeleton does not have
+    (no blank lines, braces, includes, loop headers and other boilerplate,
+    nothing shorter than MIN_SECRET characters)."""
+    skeleton = {normalize(l) for l in skeleton_text.splitlines()}
+    out = []
+    for raw in solution_text.splitlines():
+        line = normalize(raw)
+        if len(line) < MIN_SECRET or line in skeleton or re.fullmatch(r"[{}()\[\];,\s]*", line):
+            continue
+        if line.startswith(("#", "namespace", "}  // namespace", "} // namespace")) or BOILERPLATE.match(line):
+            continue
+        if line not in out:
+            out.append(line)
+    return out
+
+
+def release_lines(text):
+    """Pure: the normalized lines of a file, also with comment markers taken
+    off (an answer pasted into a comment or a handout is still a leak)."""
+    lines = set()
+    for raw in text.splitlines():
+        line = normalize(raw)
+        lines.add(line)
+        lines.add(re.sub(r"^(//+|\*|#+|>|-)\s*", "", line))
+    return lines
+
+
+def find_leaks(files, secrets, min_lines=MIN_LINES):
+    """Pure: FILES {name: text}, SECRETS {solution file: [lines]} ->
+    [(file, solution file, [lines])] where a file holds at least
+    min(MIN_LINES, number of secret lines) of one solution's secret lines.
+    One shared line is coincidence (two programs may well both contain
+    `std::vector<double> result(n);`); several are copied code."""
+    leaks = []
+    for name, text in sorted(files.items()):
+        have = release_lines(text)
+        for sol, lines in sorted(secrets.items()):
+            hits = [l for l in lines if l in have]
+            if lines and len(hits) >= min(min_lines, len(lines)):
+                leaks.append((name, sol, hits))
+    return leaks
+
+
+def read_text(path, limit=4 << 20):
+    try:
+        with open(path, "rb") as f:
+            data = f.read(limit)
+    except OSError:
+        return None
+    if b"\0" in data[:8192]:
+        return None
+    return data.decode("utf-8", "replace")
+
+
+def export(root, dest):
+    """Copy the release files into DEST; return the list of relative paths."""
+    copied = []
+    for rel in tree_files(root):
+        if excluded(rel) or any(part.startswith(JUNK) for part in rel.split("/")[:1]):
+            continue
+        src, dst = os.path.join(root, rel), os.path.join(dest, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copy2(src, dst)
+        copied.append(rel)
+    return copied
+
+
+def collect_secrets(root):
+    secrets = {}
+    sol_root = os.path.join(root, "solutions")
+    for lab in manifest.list_labs(root):
+        if not os.path.isdir(os.path.join(sol_root, lab)):
+            continue
+        for f in manifest.load(root, lab)["student_files"]:
+            sol = read_text(os.path.join(sol_root, lab, f))
+            skel = read_text(os.path.join(root, "labs", lab, f)) or ""
+            if sol:
+                secrets["solutions/%s/%s" % (lab, f)] = secret_lines(sol, skel)
+    return secrets
+
+
+class Checker:
+    def __init__(self):
+        self.failures = []
+
+    def check(self, ok, what):
+        print("  [%s] %s" % ("ok" if ok else "FAIL", what), flush=True)
+        if not ok:
+            self.failures.append(what)
+        return ok
+
+
+def verify(root, dest, jobs=2, grade_check=True):
+    c = Checker()
+    present = [e for e in EXCLUDED if os.path.exists(os.path.join(dest, e.rstrip("/")))]
+    c.check(not present, "left out: %s" % (", ".join(present) if present else "solutions/, hidden tests, "
+                                           "mutants, grader fixtures"))
+    files = {}
+    for rel in tree_files(dest):
+        text = read_text(os.path.join(dest, rel))
+        if text is not None:
+            files[rel] = text
+    secrets = collect_secrets(root)
+    leaks = find_leaks(files, secrets)
+    c.check(not leaks, "no solution code in %d files (%d distinctive solution lines checked)%s"
+            % (len(files), sum(len(v) for v in secrets.values()),
+               "".join("\n      %s contains %d lines of %s, e.g. %s" % (f, len(h), sol, h[0])
+                       for f, sol, h in leaks[:10])))
+    bdir = tempfile.mkdtemp(prefix="hpc-release-build-")
+    try:
+        p = subprocess.run(["meson", "setup", bdir, dest], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=900)
+        if not c.check(p.returncode == 0, "meson setup of the release"):
+            print(p.stdout.decode("utf-8", "replace")[-3000:])
+            return c.failures
+        p = subprocess.run(["ninja", "-C", bdir, "-j", str(jobs)], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=3600)
+        if not c.check(p.returncode == 0, "build of the release"):
+            print(p.stdout.decode("utf-8", "replace")[-3000:])
+            return c.failures
+        for lab in manifest.list_labs(dest):
+            binary = os.path.join(bdir, "labs", lab + "-tests")
+            if not os.path.isfile(binary):
+                print("  [--] %s: not built on this host (its needs are missing)" % lab)
+                continue
+            passed, total, why = run_skeleton_tests(dest, lab, binary)
+            c.check(total > 0 and passed == 0, "%s: visible tests run on the skeleton and it scores 0 "
+                    "(%d of %d tests with points passed)%s" % (lab, passed, total, why))
+        if grade_check:
+            for lab in manifest.list_labs(dest):
+                grade_in_release(c, dest, lab, jobs)
+    finally:
+        shutil.rmtree(bdir, ignore_errors=True)
+    return c.failures
+
+
+def run_skeleton_tests(dest, lab, binary):
+    m = manifest.load(dest, lab)
+    out = tempfile.mktemp(suffix=".json")
+    argv = [binary, "--gtest_output=json:" + out]
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    if m["mpi_ranks"]:
+        argv = ["mpirun", "-np", m["mpi_ranks"][0], "--oversubscribe"] + argv
+    try:
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900, env=env)
+        with open(out) as f:
+            report = json.load(f)
+    except (OSError, ValueError, subprocess.TimeoutExpired) as e:
+        return 0, 0, " (no report: %s)" % e
+    finally:
+        if os.path.exists(out):
+            os.remove(out)
+    cases = [(s.get("name"), c) for s in report.get("testsuites", []) for c in s.get("testsuite", [])]
+    points = m["tests"]["visible"]["points"]
+    passed = ["%s.%s" % (c.get("classname", s), c.get("name")) for s, c in cases
+              if c.get("result") == "COMPLETED" and not c.get("failures")]
+    # A test worth 0 points (e.g. one that checks the lab's own harness) may
+    # pass on the skeleton: the skeleton must score 0, not fail everything.
+    scoring = [n for n in passed if points.get(n, 0) > 0]
+    skipped = [c for _, c in cases if c.get("result") == "SKIPPED"]
+    why = " (%d skipped: needs a GPU)" % len(skipped) if skipped else ""
+    if len(passed) > len(scoring):
+        why += " (%d passing tests are worth 0 points)" % (len(passed) - len(scoring))
+    if scoring:
+        why += ": " + ", ".join(scoring[:5])
+    return len(scoring), len(cases), why
+
+
+def grade_in_release(c, dest, lab, jobs):
+    grade = os.path.join(dest, "grading", "grade")
+    tmp = tempfile.mkdtemp(prefix="hpc-release-grade-")
+    try:
+        out = os.path.join(tmp, "r.json")
+        p = subprocess.run([sys.executable, grade, lab, "--starter", "--quiet", "--jobs", str(jobs), "--out", out],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=1800, cwd=tmp)
+        try:
+            with open(out) as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            data = None
+        m = manifest.load(dest, lab)
+        ok = p.returncode == 0 and data is not None and data["score"] == 0
+        if ok and m["tests"]["hidden"]["points"]:
+            ok = "hidden tests: not in this tree" in data["output"]
+        if ok and m.get("benchmark"):
+            ok = "no reference solution in this tree" in data["output"]
+        c.check(ok, "%s: grading/grade --starter works in the release (0 points, no hidden tests, "
+                "no performance score)" % lab)
+        if not ok:
+            print(p.stdout.decode("utf-8", "replace")[-2000:])
+        p = subprocess.run([sys.executable, grade, lab, "--solution", "--out", out], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=60, cwd=tmp)
+        c.check(p.returncode == 2 and b"no solutions/" in p.stdout,
+                "%s: grading/grade --solution is refused in the release" % lab)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="grading/export-release",
+                                description="Write and verify the student release of hpc-labs in DIR.")
+    p.add_argument("dir", help="an empty or new directory")
+    p.add_argument("--jobs", type=int, default=2, help="build jobs (default 2)")
+    p.add_argument("--no-grade-check", action="store_true",
+                   help="skip running grading/grade inside the release (faster)")
+    a = p.parse_args(argv)
+    root = manifest.repo_root()
+    dest = os.path.abspath(a.dir)
+    if os.path.exists(dest) and (not os.path.isdir(dest) or os.listdir(dest)):
+        print("grading/export-release: error: %s exists and is not an empty directory" % a.dir, file=sys.stderr)
+        return 2
+    if dest == root or dest.startswith(root + os.sep):
+        print("grading/export-release: error: DIR must be outside the repository", file=sys.stderr)
+        return 2
+    os.makedirs(dest, exist_ok=True)
+    copied = export(root, dest)
+    print("exported %d files to %s; verifying:" % (len(copied), dest), flush=True)
+    failures = verify(root, dest, a.jobs, grade_check=not a.no_grade_check)
+    if failures:
+        print("release verification FAILED (%d): %s" % (len(failures), "; ".join(f.splitlines()[0] for f in failures)))
+        return 1
+    print("release verified: %s" % dest)
+    return 0

@@ -1,0 +1,50 @@
+"""Rubric -> points. Pure functions only."""
+
+VISIBLE, HIDDEN = "visible", "hidden"
+
+
+class Item:
+    """One line of results.json: a test, the performance or a GPU check."""
+
+    def __init__(self, name, max_score, kind, test=None):
+        self.name = name          # shown to the student
+        self.test = test          # GoogleTest full name, when a test
+        self.kind = kind          # visible / hidden / performance / sanitizer
+        self.max_score = float(max_score)
+        self.score = 0.0
+        self.status = "failed"
+        self.outcome = "not run"  # passed / failed / needs_gpu / needs / not run
+        self.output = ""
+        self.execution_time = 0.0
+
+    def set(self, score, status, outcome, output):
+        self.score = round(max(0.0, min(float(score), self.max_score)), 4)
+        self.status = status
+        self.outcome = outcome
+        self.output = output
+
+
+def rubric(manifest, include_hidden=True):
+    """The expected tests, in manifest order: the rubric IS the test list."""
+    items = []
+    for name, points in manifest["tests"]["visible"]["points"].items():
+        items.append(Item(name, points, VISIBLE, name))
+    if include_hidden:
+        for name, points in manifest["tests"]["hidden"]["points"].items():
+            items.append(Item("hidden: " + name, points, HIDDEN, name))
+    return items
+
+
+def ratio_points(ratio, points, full_ratio, floor_ratio):
+    """Full POINTS at RATIO >= FULL_RATIO, linear down to 0 at FLOOR_RATIO."""
+    if ratio is None or ratio != ratio:  # None or NaN
+        return 0.0
+    if ratio >= full_ratio:
+        return float(points)
+    if ratio <= floor_ratio or full_ratio <= floor_ratio:
+        return 0.0
+    return float(points) * (ratio - floor_ratio) / (full_ratio - floor_ratio)
+
+
+def total(items):
+    return round(sum(i.score for i in items), 4), round(sum(i.max_score for i in items), 4)

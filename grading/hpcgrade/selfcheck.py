@@ -1,0 +1,173 @@
+"""grading/selfcheck [LAB...]: does the grader tell good code from bad?
+
+For every lab present (or those named) it grades
+  - the reference solution: every test must pass (GPU parts excepted on a
+    host without a GPU) and the performance item must score (the solution is
+    timed against itself, ratio about 1; timing noise may cost a fraction);
+  - the starter: 0 points;
+  - every mutant in grading/mutants/LAB/*/ (its files laid over a copy of
+    the solution; about.txt's first line says what the planted bug is): it
+    must lose points.
+Labs and mutants are found on disk, so new ones are picked up without
+changes here. Prints a table; exits 1 if any expectation breaks.
+"""
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+from . import cli, manifest, report
+from . import sandbox as sb_mod
+
+
+def mutant_dirs(root, lab):
+    base = os.path.join(root, "grading", "mutants", lab)
+    if not os.path.isdir(base):
+        return []
+    return sorted(os.path.join(base, d) for d in os.listdir(base) if os.path.isdir(os.path.join(base, d)))
+
+
+def about(path):
+    try:
+        with open(os.path.join(path, "about.txt"), encoding="utf-8") as f:
+            return f.readline().strip()
+    except OSError:
+        return "(no about.txt)"
+
+
+def overlay(root, lab, mutant, tmp):
+    """A submission dir: the solution's student files, the mutant's on top."""
+    m = manifest.load(root, lab)
+    d = os.path.join(tmp, os.path.basename(mutant))
+    os.makedirs(d)
+    for f in m["student_files"]:
+        for src in (os.path.join(mutant, f), os.path.join(root, "solutions", lab, f)):
+            if os.path.isfile(src):
+                os.makedirs(os.path.dirname(os.path.join(d, f)), exist_ok=True)
+                shutil.copy2(src, os.path.join(d, f))
+                break
+    return d
+
+
+def tests_only(data):
+    """(score, max) over the GoogleTest items (not performance/sanitizer)."""
+    s = m = 0.0
+    perf = None
+    for t in data["tests"]:
+        if t["name"].startswith(("performance:", "compute-sanitizer")):
+            if t["name"].startswith("performance:"):
+                perf = t
+            continue
+        s += t["score"]
+        m += t["max_score"]
+    return s, m, perf
+
+
+def gpu_excused(data):
+    outcomes = data["extra_data"]["outcomes"]
+    return {n for n, o in outcomes.items() if o in ("needs_gpu", "needs")}
+
+
+def judge_solution(data):
+    if data["extra_data"].get("internal_error"):
+        return False, "grader error: " + data["extra_data"]["internal_error"]
+    excused = gpu_excused(data)
+    lost = [t["name"] for t in data["tests"] if t["score"] < t["max_score"] and t["name"] not in excused
+            and not t["name"].startswith("performance:")]
+    if lost:
+        return False, "lost points: " + ", ".join(lost[:5])
+    _, _, perf = tests_only(data)
+    if perf is not None and perf["name"] not in excused and perf["score"] <= 0:
+        return False, "performance scored 0 against itself: " + perf["output"][:200]
+    note = "needs a GPU for %d items (not run here)" % len(excused) if excused else "full marks"
+    if perf is not None and perf["name"] not in excused and perf["score"] < perf["max_score"]:
+        note += "; performance %.2f of %g (timing noise)" % (perf["score"], perf["max_score"])
+    return True, note
+
+
+def judge_starter(data):
+    if data["extra_data"].get("internal_error"):
+        return False, "grader error: " + data["extra_data"]["internal_error"]
+    if data["score"] != 0:
+        won = [t["name"] for t in data["tests"] if t["score"] > 0]
+        return False, "the starter scores %g (%s)" % (data["score"], ", ".join(won[:5]))
+    return True, "0 as expected"
+
+
+def judge_mutant(data, full_max):
+    if data["extra_data"].get("internal_error"):
+        return False, "grader error: " + data["extra_data"]["internal_error"]
+    excused = gpu_excused(data)
+    lost = [t["name"] for t in data["tests"] if t["score"] < t["max_score"] and t["name"] not in excused
+            and not t["name"].startswith(("performance:", "compute-sanitizer"))]
+    if lost:
+        return True, "caught by " + ", ".join(lost[:3]) + (" ..." if len(lost) > 3 else "")
+    if excused:
+        return True, "needs a GPU: its bug can only show on a GPU host"
+    return False, "NOT caught: it loses no test points"
+
+
+def run(root, labs, opts, log=print):
+    sandbox = sb_mod.Sandbox(hide=[root])
+    log(sandbox.describe())
+    rows, ok_all = [], True
+    tmp = tempfile.mkdtemp(prefix="hpcgrade-selfcheck-")
+    try:
+        for lab in labs:
+            cases = [("solution", "solution", None), ("starter", "starter", None)]
+            cases += [("mutant " + os.path.basename(d), "submission", d) for d in mutant_dirs(root, lab)]
+            if len(cases) < 5:
+                rows.append((lab, "mutants", "-", "FAIL", "fewer than 3 mutants in grading/mutants/%s" % lab))
+                ok_all = False
+            full_max = None
+            for label, kind, mutant in cases:
+                t = time.monotonic()
+                sub = overlay(root, lab, mutant, tmp) if mutant else None
+                data = cli.grade_lab(root, lab, kind, sub, opts, sandbox, log=None)
+                maximum = data["extra_data"]["max_score"]
+                if kind == "solution":
+                    ok, note = judge_solution(data)
+                    full_max = maximum
+                elif kind == "starter":
+                    ok, note = judge_starter(data)
+                else:
+                    ok, note = judge_mutant(data, full_max)
+                    note = about(mutant) + ": " + note
+                ok_all &= ok
+                row = (lab, label, "%s/%s" % (report._fmt(data["score"]), report._fmt(maximum)),
+                       "ok" if ok else "FAIL", note)
+                rows.append(row)
+                log("%-12s %-28s %9s  %-4s %s  (%.0f s)" % (row + (time.monotonic() - t,)))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return ok_all, rows
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="grading/selfcheck", description=__doc__.split("\n\n")[0])
+    p.add_argument("labs", nargs="*", help="labs to check (default: every lab present)")
+    p.add_argument("--jobs", type=int, default=None)
+    p.add_argument("--test-timeout", type=float, default=cli.DEFAULT_TEST_TIMEOUT)
+    p.add_argument("--rounds", type=int, default=cli.DEFAULT_ROUNDS)
+    a = p.parse_args(argv)
+    root = manifest.repo_root()
+    try:
+        labs = [manifest.resolve_lab(root, x) for x in a.labs] or manifest.list_labs(root)
+    except manifest.ManifestError as e:
+        print("grading/selfcheck: error: %s" % e, file=sys.stderr)
+        return 2
+    if not os.path.isdir(os.path.join(root, "solutions")):
+        print("grading/selfcheck: error: no solutions/ in this tree (a student release)", file=sys.stderr)
+        return 2
+    opts = cli.Options(jobs=a.jobs, test_timeout=a.test_timeout, rounds=a.rounds, quiet=True)
+    print("self-check of the grader: %s" % ", ".join(labs))
+    ok, rows = run(root, labs, opts)
+    print()
+    w = max(len(r[1]) for r in rows)
+    print("%-12s %-*s %9s  %-4s %s" % ("lab", w, "graded", "score", "", "expectation"))
+    for r in rows:
+        print("%-12s %-*s %9s  %-4s %s" % (r[0], w, r[1], r[2], r[3], r[4]))
+    print("self-check %s" % ("passed" if ok else "FAILED"))
+    return 0 if ok else 1

@@ -1,0 +1,151 @@
+"""The command-line tools end to end: usage errors, --all, selfcheck, and the
+student release. --all and the release run on a small copy of the repo that
+holds lab 01 only (the grader finds its repo from its own location), so the
+suite's time does not grow with every lab added; the README's commands cover
+the full tree.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import helpers
+
+ROOT = helpers.ROOT
+LAB = "01-sorting"
+
+
+def mini_tree(dest):
+    """A copy of the repo with lab 01 only (and the grader)."""
+    os.makedirs(dest)
+    for f in ("meson.build", "meson_options.txt"):
+        shutil.copy2(os.path.join(ROOT, f), dest)
+    def ignore(base, names):
+        return [n for n in names if n == "__pycache__" or n.startswith("build") and os.path.isdir(os.path.join(base, n))]
+    shutil.copytree(os.path.join(ROOT, "common"), os.path.join(dest, "common"), ignore=ignore)
+    os.makedirs(os.path.join(dest, "labs"))
+    shutil.copy2(os.path.join(ROOT, "labs", "meson.build"), os.path.join(dest, "labs"))
+    for part in ("labs", "solutions", "grading/hidden", "grading/mutants"):
+        src = os.path.join(ROOT, part, LAB)
+        if os.path.isdir(src):
+            shutil.copytree(src, os.path.join(dest, part, LAB), ignore=ignore)
+    g = os.path.join(dest, "grading")
+    for f in ("grade", "selfcheck", "export-release", "meson.build"):
+        shutil.copy2(os.path.join(ROOT, "grading", f), g)
+    shutil.copytree(os.path.join(ROOT, "grading", "hpcgrade"), os.path.join(g, "hpcgrade"), ignore=ignore)
+    os.makedirs(os.path.join(g, "tests"))
+    for f in ("run_tests.py", "helpers.py", "test_units.py", "test_fixtures.py", "test_tools.py"):
+        shutil.copy2(os.path.join(ROOT, "grading", "tests", f), os.path.join(g, "tests"))
+    shutil.copytree(os.path.join(ROOT, "grading", "tests", "fixtures", LAB),
+                    os.path.join(g, "tests", "fixtures", LAB), ignore=ignore)
+    return dest
+
+
+def run(argv, cwd, timeout=1800):
+    p = subprocess.run([sys.executable] + argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=timeout)
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
+class UsageErrors(unittest.TestCase):
+    def test_errors_are_one_clear_line_and_exit_2(self):
+        grade = os.path.join(ROOT, "grading", "grade")
+        tmp = tempfile.mkdtemp()
+        try:
+            for args, words in ((["99", "--solution"], "unknown lab '99'"),
+                                (["01", "--submission", "/nonexistent/dir"], "submission directory not found"),
+                                (["01"], "one of the arguments"),
+                                (["--solution"], "give one LAB or --all")):
+                code, out = run([grade] + args, tmp)
+                self.assertEqual(code, 2, out)
+                self.assertIn(words, out)
+                self.assertFalse(os.path.exists(os.path.join(tmp, "results.json")))
+            code, out = run([grade, "--help"], tmp)
+            self.assertEqual(code, 0)
+            self.assertIn("results-01-sorting.json", out)
+        finally:
+            shutil.rmtree(tmp)
+
+
+class SelfCheck(unittest.TestCase):
+    def test_selfcheck(self):
+        labs = os.environ.get("HPCGRADE_SELFCHECK_LABS", LAB)
+        args = [] if labs == "all" else labs.split(",")
+        code, out = run([os.path.join(ROOT, "grading", "selfcheck")] + args + ["--jobs", "2"], ROOT, timeout=7200)
+        print("\n" + "\n".join("  " + l for l in out.strip().splitlines()[-12:]))
+        self.assertEqual(code, 0, out)
+        self.assertIn("self-check passed", out)
+        self.assertGreaterEqual(out.count("mutant "), 3)
+
+
+class MiniTree(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="hpcgrade-mini-")
+        cls.tree = mini_tree(os.path.join(cls.tmp, "repo"))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_all_labs_starter(self):
+        work = os.path.join(self.tmp, "all")
+        os.makedirs(work)
+        code, out = run([os.path.join(self.tree, "grading", "grade"), "--all", "--starter", "--jobs", "2",
+                         "--out", os.path.join(work, "all.json")], work)
+        self.assertEqual(code, 0, out)
+        self.assertIn("[1/1] 01-sorting ...", out)
+        self.assertIn("TOTAL", out)
+        with open(os.path.join(work, "all.json")) as f:
+            combined = json.load(f)
+        with open(os.path.join(work, "all-01-sorting.json")) as f:
+            one = json.load(f)
+        self.assertEqual(combined["score"], 0)
+        self.assertEqual(len(combined["tests"]), len(one["tests"]))
+        self.assertTrue(combined["tests"][0]["name"].startswith("01-sorting: "))
+
+    def test_all_labs_submission_dir(self):
+        work = os.path.join(self.tmp, "subs")
+        os.makedirs(os.path.join(work, "01-sorting"))
+        for f in ("sorting.cpp", "merge_sort.hpp"):
+            shutil.copy2(os.path.join(helpers.FIXTURES, LAB, "wrong", f), os.path.join(work, "01-sorting"))
+        code, out = run([os.path.join(self.tree, "grading", "grade"), "--all", "--submission", work, "--no-perf",
+                         "--quiet", "--out", os.path.join(work, "r.json")], work)
+        self.assertEqual(code, 0, out)
+        with open(os.path.join(work, "r.json")) as f:
+            self.assertEqual(json.load(f)["score"], 40)
+
+    def test_export_release(self):
+        dest = os.path.join(self.tmp, "release")
+        code, out = run([os.path.join(self.tree, "grading", "export-release"), dest, "--jobs", "2"], self.tmp,
+                        timeout=3600)
+        print("\n" + "\n".join("  " + l for l in out.strip().splitlines()))
+        self.assertEqual(code, 0, out)
+        for gone in ("solutions", "grading/hidden", "grading/mutants", "grading/tests/fixtures",
+                     "grading/tests/test_fixtures.py"):
+            self.assertFalse(os.path.exists(os.path.join(dest, gone)), gone)
+        self.assertTrue(os.path.exists(os.path.join(dest, "grading", "grade")))
+
+    def test_release_check_catches_a_leak(self):
+        dest = os.path.join(self.tmp, "leaky")
+        os.makedirs(dest)
+        sys.path.insert(0, os.path.join(self.tree, "grading"))
+        from hpcgrade import release
+        release.export(self.tree, dest)
+        shutil.copy2(os.path.join(self.tree, "solutions", LAB, "merge_sort.hpp"),
+                     os.path.join(dest, "labs", LAB, "notes.txt"))
+        files = {}
+        for rel in release.tree_files(dest):
+            text = release.read_text(os.path.join(dest, rel))
+            if text is not None:
+                files[rel] = text
+        leaks = release.find_leaks(files, release.collect_secrets(self.tree))
+        self.assertTrue(leaks)
+        self.assertTrue(all(l[0] == "labs/%s/notes.txt" % LAB for l in leaks), leaks)
+
+
+if __name__ == "__main__":
+    unittest.main()
