@@ -133,6 +133,51 @@ def describe_signal(sig):
     return "crashed with %s (%s)" % (name, plain) if plain else "was killed by %s" % name
 
 
+# Build and run tools the sandbox must be able to start.
+TOOLS = ("meson", "ninja", "python3", "nvcc", "mpirun", "pkg-config", "compute-sanitizer", "ccache",
+         "c++", "g++")
+# Directories the sandbox mounts anyway.
+SYSTEM_DIRS = ("/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+
+def _install_prefix(path):
+    """/x/venv/bin/meson -> /x/venv; /x/tools/meson -> /x/tools."""
+    bindir = os.path.dirname(path)
+    return os.path.dirname(bindir) if os.path.basename(bindir) in ("bin", "sbin") else bindir
+
+
+def toolchain_dirs(hide=()):
+    """Install prefixes of build tools that live outside the system
+    directories (meson from pip in a venv or ~/.local, say), with the
+    interpreter named in a tool script's #! line. The sandbox mounts them
+    read-only so the same tools work inside it; a prefix that would expose a
+    hidden path (the repo) is left out, and the tool then fails visibly."""
+    found = []
+    for tool in TOOLS:
+        where = shutil.which(tool)
+        if not where:
+            continue
+        paths = [where, os.path.realpath(where)]
+        try:
+            with open(where, "rb") as f:
+                first = f.readline(256)
+            if first.startswith(b"#!"):
+                interpreter = first[2:].decode("utf-8", "replace").split()
+                if interpreter and os.path.isabs(interpreter[0]):
+                    paths += [interpreter[0], os.path.realpath(interpreter[0])]
+        except OSError:
+            pass
+        for path in paths:
+            prefix = _install_prefix(path)
+            if prefix in ("", "/") or any(prefix == d or prefix.startswith(d + "/") for d in SYSTEM_DIRS):
+                continue
+            if any(h == prefix or h.startswith(prefix.rstrip("/") + "/") for h in hide):
+                continue
+            if os.path.isdir(prefix) and prefix not in found:
+                found.append(prefix)
+    return found
+
+
 class Sandbox:
     """Decides once whether bubblewrap works and builds command lines."""
 
@@ -182,6 +227,8 @@ class Sandbox:
                 cmd += ["--symlink", os.readlink(d), d]
             elif os.path.isdir(d):
                 cmd += ["--ro-bind", d, d]
+        for d in toolchain_dirs(self.hide):
+            cmd += ["--ro-bind", d, d]
         for h in self.hide:
             if h.startswith(("/usr/", "/etc/", "/opt/")) and os.path.isdir(h):
                 cmd += ["--tmpfs", h]
@@ -309,8 +356,15 @@ def kill_group(proc):
 
 def base_env(home, extra=None):
     """A small, fixed environment: nothing of the grader's leaks in."""
-    env = {"PATH": "/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    system_path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    # The grader's PATH locates the toolchain (meson may come from pip on a
+    # GPU host); the variables that locate libraries come along for the same
+    # reason (a bundle of oneTBB and QD unpacked under /opt, say).
+    env = {"PATH": "/usr/local/cuda/bin:" + os.environ.get("PATH", system_path),
            "HOME": home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp", "TERM": "dumb"}
+    for name in ("PKG_CONFIG_PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CPATH", "LIBRARY_PATH"):
+        if os.environ.get(name):
+            env[name] = os.environ[name]
     if extra:
         env.update(extra)
     return env
