@@ -359,10 +359,15 @@ def grade_perf(root, lab, m, bench, item, all_visible, gpu, sandbox, ws, builder
         return ref_ws
     full, floor = float(bench.get("full_marks_ratio", 1.0)), float(bench.get("floor_ratio", 0.0))
     pts = score.ratio_points(res.ratio, item.max_score, full, floor)
-    what = "CPU time" if res.metric == "cpu" else "wall time"
-    text = ("%s per repetition (best of %d alternating rounds, measured outside the driver): reference "
-            "%.4f s, yours %.4f s; ratio reference/yours = %.2f (full marks at >= %g, zero at <= %g)"
-            % (what, res.rounds, res.t_ref, res.t_sub, res.ratio, full, floor))
+    if res.metric == "reported":
+        text = ("GPU time of '%s' as the drivers report it (CUDA events, median of %d alternating rounds): "
+                "reference %.6f s, yours %.6f s; ratio reference/yours = %.2f (full marks at >= %g, zero at <= %g)"
+                % (bench.get("measure"), res.rounds, res.t_ref, res.t_sub, res.ratio, full, floor))
+    else:
+        what = "CPU time" if res.metric == "cpu" else "wall time"
+        text = ("%s per repetition (best of %d alternating rounds, measured outside the driver): reference "
+                "%.4f s, yours %.4f s; ratio reference/yours = %.2f (full marks at >= %g, zero at <= %g)"
+                % (what, res.rounds, res.t_ref, res.t_sub, res.ratio, full, floor))
     if res.share is not None:
         text += ("; the anchor %s (%.0f%% of a reference repetition, from the reference's own report) is "
                  "taken off both (raw: reference %.4f s, yours %.4f s)"

@@ -127,7 +127,37 @@ class ScoreAndPerfTest(unittest.TestCase):
     def test_metric(self):
         self.assertEqual(perf.metric_for([]), "cpu")
         self.assertEqual(perf.metric_for(["openmp"]), "wall")
-        self.assertEqual(perf.metric_for(["cuda"]), "wall")
+        self.assertEqual(perf.metric_for(["cuda"]), "reported")
+        self.assertEqual(perf.metric_for(["mpi", "cuda"]), "reported")
+
+    def test_gpu_labs_score_the_reported_event_times(self):
+        calls = []
+
+        def fake(binary, args):
+            calls.append(binary)
+            # Process wall time is noise at this scale; the event medians count.
+            median = 0.001 if binary == "ref" else 0.002
+            return sb_mod.Outcome(exit_code=0, wall_s=1.7, cpu_s=1.0,
+                                  output='{"name": "final", "seconds": {"median": %g, "reps": 10}}' % median)
+        r = perf.measure(fake, "sub", "ref", ["--reps", "10"], "cuBLAS", "final", rounds=3, metric="reported")
+        self.assertEqual(calls, ["ref", "sub", "sub", "ref", "ref", "sub"])
+        self.assertEqual(r.metric, "reported")
+        self.assertAlmostEqual(r.ratio, 0.5)
+        self.assertFalse(r.error)
+
+    def test_gpu_labs_missing_timing_is_an_error_not_a_crash(self):
+        def fake(binary, args):
+            return sb_mod.Outcome(exit_code=0, wall_s=1.0, cpu_s=1.0, output="no json here")
+        r = perf.measure(fake, "sub", "ref", [], None, "final", rounds=1, metric="reported")
+        self.assertIsNone(r.ratio)
+        self.assertIn("printed no timing for 'final'", r.error)
+
+    def test_noise_that_cancels_everything_is_an_error_not_a_crash(self):
+        def fake(binary, args):
+            return sb_mod.Outcome(exit_code=0, wall_s=1.0, cpu_s=1.0, output="")
+        r = perf.measure(fake, "sub", "ref", ["--reps", "3"], None, None, rounds=1, metric="wall")
+        self.assertIsNone(r.ratio)
+        self.assertIn("too noisy", r.error)
 
     def test_measure_alternates_and_scores_outside_the_driver(self):
         calls = []
