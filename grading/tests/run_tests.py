@@ -6,8 +6,8 @@ failure. Tests that grade fixtures build real labs; they share a ccache under
 ~/.cache/hpc-labs-grader (or $XDG_CACHE_HOME), so only the first build is slow.
 Environment: HPCGRADE_TESTS=unit runs only the fast tests that build nothing;
 HPCGRADE_SELFCHECK_LABS=all (or a comma list such as 01-sorting,02-bucket-sort)
-widens the self-check, which by default covers lab 01 only to keep this suite
-within CI's budget (run grading/selfcheck for every lab).
+chooses the labs of the self-check, which by default covers the labs that need
+no GPU (run grading/selfcheck on a GPU host for the others).
 """
 import os
 import sys
