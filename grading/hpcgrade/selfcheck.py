@@ -5,15 +5,16 @@ For every lab present (or those named) it grades
     host without a GPU); its performance, timed against itself (ratio about
     1), is reported, and a shortfall is shown as timing noise, not a failure;
   - the starter: 0 points;
-  - every mutant in grading/mutants/LAB/*/ (its files laid over a copy of
-    the solution; about.txt's first line says what the planted bug is): it
-    must lose points.
+  - every mutant in grading/mutants/LAB/*/ (mutant.patch, one planted bug
+    as a patch against the solution; about.txt's first line says what the
+    bug is): it must lose points.
 Labs and mutants are found on disk, so new ones are picked up without
 changes here. Prints a table; exits 1 if any expectation breaks.
 """
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -37,17 +38,30 @@ def about(path):
         return "(no about.txt)"
 
 
+class StaleMutant(Exception):
+    """A mutant's patch no longer applies to the current solution."""
+
+
 def overlay(root, lab, mutant, tmp):
-    """A submission dir: the solution's student files, the mutant's on top."""
+    """A submission dir: the solution's student files, with the mutant's
+    planted bug applied. A mutant is a patch against the solution
+    (mutant.patch, paths a/FILE b/FILE relative to the lab), so it follows
+    every change to the solution; one that no longer applies is an error."""
     m = manifest.load(root, lab)
     d = os.path.join(tmp, os.path.basename(mutant))
     os.makedirs(d)
     for f in m["student_files"]:
-        for src in (os.path.join(mutant, f), os.path.join(root, "solutions", lab, f)):
-            if os.path.isfile(src):
-                os.makedirs(os.path.dirname(os.path.join(d, f)), exist_ok=True)
-                shutil.copy2(src, os.path.join(d, f))
-                break
+        os.makedirs(os.path.dirname(os.path.join(d, f)), exist_ok=True)
+        shutil.copy2(os.path.join(root, "solutions", lab, f), os.path.join(d, f))
+    patch_file = os.path.join(mutant, "mutant.patch")
+    if not os.path.isfile(patch_file):
+        raise StaleMutant("%s has no mutant.patch" % mutant)
+    p = subprocess.run(["patch", "-p1", "--batch", "--forward", "--quiet", "--no-backup-if-mismatch",
+                        "-d", d, "-i", os.path.abspath(patch_file)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    if p.returncode != 0:
+        raise StaleMutant("%s no longer applies to solutions/%s (update the patch): %s" % (
+            patch_file, lab, p.stdout.decode("utf-8", "replace").strip()[:300]))
     return d
 
 
@@ -129,7 +143,13 @@ def run(root, labs, opts, log=print):
             full_max = None
             for label, kind, mutant in cases:
                 t = time.monotonic()
-                sub = overlay(root, lab, mutant, tmp) if mutant else None
+                try:
+                    sub = overlay(root, lab, mutant, tmp) if mutant else None
+                except StaleMutant as e:
+                    rows.append((lab, label, "-", "FAIL", str(e)))
+                    log("%-12s %-28s %9s  %-4s %s" % rows[-1])
+                    ok_all = False
+                    continue
                 data = cli.grade_lab(root, lab, kind, sub, opts, sandbox, log=None)
                 maximum = data["extra_data"]["max_score"]
                 if kind == "solution":

@@ -465,3 +465,30 @@ class ReleaseLeakTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class MutantPatchTest(unittest.TestCase):
+    """Mutants are patches against the solution: they apply, or fail loudly."""
+
+    def test_every_mutant_applies_to_its_solution(self):
+        from hpcgrade import selfcheck
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        for lab in manifest.list_labs(root):
+            for m in selfcheck.mutant_dirs(root, lab):
+                with tempfile.TemporaryDirectory() as tmp:
+                    d = selfcheck.overlay(root, lab, m, tmp)
+                    changed = [f for f in manifest.load(root, lab)["student_files"]
+                               if open(os.path.join(d, f), "rb").read()
+                               != open(os.path.join(root, "solutions", lab, f), "rb").read()]
+                    self.assertTrue(changed, "%s changes nothing" % m)
+
+    def test_a_stale_patch_is_an_error(self):
+        from hpcgrade import selfcheck
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        with tempfile.TemporaryDirectory() as tmp:
+            mutant = os.path.join(tmp, "stale")
+            os.makedirs(mutant)
+            with open(os.path.join(mutant, "mutant.patch"), "w") as f:
+                f.write("--- a/sorting.cpp\n+++ b/sorting.cpp\n@@ -1,1 +1,1 @@\n-no such line\n+x\n")
+            with self.assertRaises(selfcheck.StaleMutant):
+                selfcheck.overlay(root, "01-sorting", mutant, os.path.join(tmp, "out"))
