@@ -365,6 +365,23 @@ def base_env(home, extra=None):
     for name in ("PKG_CONFIG_PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CPATH", "LIBRARY_PATH"):
         if os.environ.get(name):
             env[name] = os.environ[name]
+    env.update(mpi_launch_env(env["PATH"]))
     if extra:
         env.update(extra)
     return env
+
+
+def mpi_launch_env(path, environ=None):
+    """Open MPI settings a test run needs. The host's own MCA settings come
+    along (they say how processes start on this host; a ~/.openmpi file
+    would be lost with HOME). And where neither ssh nor rsh is on PATH,
+    Open MPI 4's mpirun -- and a singleton MPI_Init, which starts the same
+    launcher -- refuses to start even one process on this node ("plm_rsh_agent
+    ... could not be found", exit 243; open-mpi/ompi#12386) unless the rsh
+    launcher is left out, so it is."""
+    environ = os.environ if environ is None else environ
+    out = {k: v for k, v in environ.items() if k.startswith(("OMPI_MCA_", "PMIX_MCA_", "OPAL_PREFIX"))}
+    if ("OMPI_MCA_plm" not in out and "OMPI_MCA_plm_rsh_agent" not in out
+            and not any(shutil.which(agent, path=path) for agent in ("ssh", "rsh"))):
+        out["OMPI_MCA_plm"] = "^rsh"
+    return out

@@ -372,6 +372,41 @@ class SandboxTest(unittest.TestCase):
         self.assertIn("tmp-ok", o.output)
 
 
+class MpiLaunchEnvTest(unittest.TestCase):
+    """The environment of a test run starts MPI on a host without ssh/rsh
+    (the GPU host: every lab 11 test there exited 243 before this)."""
+
+    def test_without_ssh_or_rsh_the_rsh_launcher_is_left_out(self):
+        with tempfile.TemporaryDirectory() as empty:
+            self.assertEqual(sb_mod.mpi_launch_env(empty, {}), {"OMPI_MCA_plm": "^rsh"})
+
+    def test_with_ssh_nothing_is_forced(self):
+        with tempfile.TemporaryDirectory() as d:
+            ssh = os.path.join(d, "ssh")
+            with open(ssh, "w") as f:
+                f.write("#!/bin/sh\n")
+            os.chmod(ssh, 0o755)
+            self.assertEqual(sb_mod.mpi_launch_env(d, {}), {})
+
+    def test_the_hosts_mca_settings_come_along_and_win(self):
+        with tempfile.TemporaryDirectory() as empty:
+            env = sb_mod.mpi_launch_env(empty, {"OMPI_MCA_plm_rsh_agent": "false", "OMPI_MCA_btl": "self,vader",
+                                                "SECRET": "x"})
+        self.assertEqual(env, {"OMPI_MCA_plm_rsh_agent": "false", "OMPI_MCA_btl": "self,vader"})
+
+    @unittest.skipUnless(shutil.which("mpirun"), "needs Open MPI")
+    def test_mpirun_starts_with_a_missing_rsh_agent(self):
+        # The failure reproduced where ssh exists: point the agent nowhere.
+        env = dict(sb_mod.base_env("/tmp"), OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                   OMPI_MCA_plm_rsh_agent="does-not-exist")
+        import subprocess
+        broken = subprocess.run(["mpirun", "-np", "1", "true"], env=env, capture_output=True, timeout=60)
+        env.update(sb_mod.mpi_launch_env("/nonexistent", {}))
+        fixed = subprocess.run(["mpirun", "-np", "1", "true"], env=env, capture_output=True, timeout=60)
+        self.assertIn(b"plm_rsh_agent", broken.stdout + broken.stderr)
+        self.assertEqual(fixed.returncode, 0, (fixed.stdout + fixed.stderr).decode()[-500:])
+
+
 class SanitizerTest(unittest.TestCase):
     """compute-sanitizer, faked: a script on PATH that either runs the tests
     or reports an error like the real tool, and a fake GoogleTest binary."""
