@@ -35,6 +35,7 @@ struct Strip {
     int width() const { return n + 2; }
     double h() const { return 1.0 / (n + 1); }
     int global_row(int local_row) const { return first_row - 1 + local_row; }
+    int global_col(int j) const { return j; }  // a strip holds whole rows
     std::size_t index(int local_row, int j) const {
         return static_cast<std::size_t>(local_row) * static_cast<std::size_t>(width()) + static_cast<std::size_t>(j);
     }
@@ -115,6 +116,10 @@ void sor_sweep(Strip& s, double omega);
 // Update every point of one colour (0 red, 1 black, by global (i + j) % 2) in
 // the owned rows, with sor_update(); OpenMP over rows.
 void red_black_colour(Strip& s, int colour, double omega);
+// The same for local rows [row_begin, row_end) only (red_black_colour is
+// rows [1, rows + 1)). Throws std::invalid_argument for rows outside
+// [1, rows + 1).
+void red_black_colour_rows(Strip& s, int colour, double omega, int row_begin, int row_end);
 // Red, then black.
 void red_black_sweep(Strip& s, double omega);
 // Sum over the owned rows' interior points of r^2, r = residual_at(...):
@@ -206,6 +211,60 @@ std::vector<double> gather_grid(const StripComm& sc, const Strip& s);
 // solve() for RedBlackSor across the ranks (same stopping rule, same result).
 SolveResult mpi_solve(const StripComm& sc, Strip& s, double omega, double tol, int check_every,
                       long max_iters);
+
+// ---- stage 2c: wide halos, exchanged every few sweeps (sor_mpi.cpp) ---------
+// Holtet's idea, which the thesis tried (section 5.2, Fig. 5.5): send several
+// rows at once, then sweep several times without talking, recomputing the
+// ghost rows on both sides. After an exchange the ghost rows hold exactly the
+// neighbour's values. Each colour step can then update one row fewer on each
+// ghost side: a red point at distance d from the owned rows reads black
+// points at distance d + 1, so after the red step the red values are right
+// up to distance depth - 1, after the black step the black ones up to depth - 2.
+// A red-black sweep thus uses up TWO ghost rows: bs sweeps between exchanges
+// need depth = 2 bs. (The thesis's Fig. 5.5 shrinks the border by one row per
+// sweep, which drifts from the serial result.)
+inline int wide_halo_depth(int sweeps_per_exchange) { return 2 * sweeps_per_exchange; }
+
+// The rows a rank stores for ghost depth `depth`: its owned rows plus `depth`
+// ghost rows on each side that has a neighbour (given). Build the strip with
+// make_problem(kind, n, r.first, r.rows): its ring rows are the global
+// boundary where there is no neighbour, and unused otherwise. Every rank
+// throws std::invalid_argument (the same message) when depth < 1 or the
+// thinnest strip has fewer than `depth` rows: a neighbour must own all the
+// ghost rows it sends.
+inline RowRange wide_rows(const StripComm& sc, int depth) {
+    const int thinnest = sc.n() / sc.size();
+    if (depth < 1 || thinnest < depth)
+        throw std::invalid_argument("wide halos of depth " + std::to_string(depth) + " need strips of at least " +
+                                    std::to_string(depth) + " rows; " + std::to_string(sc.n()) + " rows over " +
+                                    std::to_string(sc.size()) + " ranks give " + std::to_string(thinnest));
+    const int above = sc.up() == MPI_PROC_NULL ? 0 : depth;
+    const int below = sc.down() == MPI_PROC_NULL ? 0 : depth;
+    return RowRange{sc.range().first - above, sc.range().rows + above + below};
+}
+
+// The owned rows of a wide strip, as a plain strip with one halo row each
+// side (for gather_grid and comparisons) (given).
+inline Strip owned_part(const StripComm& sc, const Strip& wide) {
+    Strip s = make_problem(wide.rhs.empty() ? ProblemKind::LaplaceHarmonic : ProblemKind::PoissonSine, sc.n(),
+                           sc.range().first, sc.range().rows);
+    const int skip = sc.range().first - wide.first_row;  // ghost rows above the owned ones
+    for (int li = 0; li < s.rows + 2; ++li)
+        for (int j = 0; j < s.width(); ++j) s.at(li, j) = wide.at(li + skip, j);
+    return s;
+}
+
+// Fill the ghost rows of `wide` (the rows of wide_rows(sc, depth)): its first
+// `depth` owned rows go up, the last `depth` down, one message each way.
+void exchange_wide_halos(const StripComm& sc, Strip& wide, int depth);
+
+// `sweeps` red-black sweeps over all ranks with ghost depth
+// wide_halo_depth(sweeps_per_exchange), exchanged before every
+// sweeps_per_exchange sweeps (and fewer at the end when sweeps is not a
+// multiple). The owned rows end bitwise equal to the serial sweeps. Throws
+// std::invalid_argument (every rank alike) for sweeps_per_exchange < 1, as
+// wide_rows does, or when `wide` does not have the rows of wide_rows().
+void mpi_red_black_sweeps_wide(const StripComm& sc, Strip& wide, double omega, long sweeps, int sweeps_per_exchange);
 
 // ---- stage 2b: 2-D blocks with CPU kernels (sor_mpi.cpp) ----------------------
 // A Block holds rows first_row-1 .. first_row+rows and columns

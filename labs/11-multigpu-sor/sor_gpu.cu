@@ -22,7 +22,12 @@ namespace {
 //    neighbours at +-1 and +-pitch;
 //  - separated: thread k takes slot k of the colour's half-row (see
 //    layout_slot in sor_gpu.hpp), so a warp touches consecutive doubles.
-// Global row i = first_row - 1 + local row; a null rhs means b = 0.
+// The same kernels serve strips and blocks: the colour of local point
+// (li, lj) is (d.parity() + li + lj) % 2, the columns are 1..d.cols. A null
+// rhs means b = 0.
+// Loads (d.loads): read the four neighbours with plain loads, with __ldg, or
+// with tex1Dfetch<int2>(d.tex.get(), index) and __hiloint2double(v.y, v.x).
+// A template parameter for the load path keeps one kernel body per layout.
 //
 // And for gpu_residual_norm: a kernel that reduces r^2 on the device in a fixed
 // order (e.g. a fixed number of blocks, a tree in shared memory per block,
@@ -33,7 +38,7 @@ namespace {
 void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end,
                           cudaStream_t stream) {
     // TODO(student): check the row range (std::invalid_argument), launch the
-    // kernel of d.layout on `stream`, then HPCLAB_CUDA_CHECK_LAUNCH().
+    // kernel of d.layout and d.loads on `stream`, then HPCLAB_CUDA_CHECK_LAUNCH().
     (void)d;
     (void)colour;
     (void)omega;

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,73 +19,148 @@
 namespace lab11 {
 
 // ---- layouts (given) ----------------------------------------------------------
-// Natural: a row is the n+2 points in column order (the CPU's layout).
+// Natural: a row is the cols+2 points in column order (the CPU's layout).
 // Separated: a row holds first its red points, then its black points, each
-//   half in column order: W = ceil((n+2)/2) slots per colour, pitch 2W. Point
-//   (i, j) of colour c = (i + j) % 2 sits at slot c * W + j / 2. A kernel for
-//   colour c then reads and writes consecutive addresses (coalesced), where
-//   the natural layout makes a warp touch every other double. A whole grid
-//   row is still one contiguous block of `pitch` doubles, so the halo
-//   exchange is the same for both layouts.
+//   half in column order: W = ceil((cols+2)/2) slots per colour, pitch 2W. The
+//   point in local column lj of colour c = (i + j) % 2 (GLOBAL row i and
+//   column j) sits at slot c * W + lj / 2. A kernel for colour c then reads
+//   and writes consecutive addresses (coalesced), where the natural layout
+//   makes a warp touch every other double. A whole grid row is still one
+//   contiguous block of `pitch` doubles, so a row halo is the same for both
+//   layouts.
 enum class Layout { Natural = 0, Separated = 1 };
 
 inline const char* layout_name(Layout l) { return l == Layout::Natural ? "natural" : "separated"; }
-inline int row_pitch(Layout l, int n) { return l == Layout::Natural ? n + 2 : 2 * ((n + 3) / 2); }
+inline int row_pitch(Layout l, int cols) { return l == Layout::Natural ? cols + 2 : 2 * ((cols + 3) / 2); }
 
-// Slot of global point (global row i, column j) inside its row.
-LAB11_HD inline int layout_slot(Layout l, int i, int j, int pitch) {
-    return l == Layout::Natural ? j : ((i + j) & 1) * (pitch / 2) + (j >> 1);
+// Slot of the point of `colour` in local column lj inside its row.
+LAB11_HD inline int layout_slot(Layout l, int colour, int lj, int pitch) {
+    return l == Layout::Natural ? lj : colour * (pitch / 2) + (lj >> 1);
 }
 
-// A strip on the device: the same rows as the host Strip, in `layout`.
+// How the colour kernels read the four neighbours (all of the other colour,
+// which no thread writes during the launch): plain global loads, through the
+// read-only data cache (__ldg), or through a texture object bound to the grid
+// (what the thesis used, section 5.4.2). The point's own value is always a
+// plain load: the thread writes it.
+enum class Loads { Plain = 0, ReadOnly = 1, Texture = 2 };
+inline const char* loads_name(Loads l) {
+    return l == Loads::Plain ? "plain" : l == Loads::ReadOnly ? "ldg" : "texture";
+}
+
+// A texture object over `count` doubles of linear device memory, read as int2
+// (textures have no double format; __hiloint2double puts the halves back
+// together). Refuses grids beyond the device's 1-D linear texture limit.
+class LinearTexture {
+public:
+    LinearTexture() = default;
+    LinearTexture(const double* data, std::size_t count) {
+        const cudaChannelFormatDesc format = cudaCreateChannelDesc<int2>();
+        int device = 0;
+        std::size_t max_elements = 0;
+        HPCLAB_CUDA_CHECK(cudaGetDevice(&device));
+        HPCLAB_CUDA_CHECK(cudaDeviceGetTexture1DLinearMaxWidth(&max_elements, &format, device));
+        if (count > max_elements)
+            throw std::invalid_argument("texture loads: the grid has " + std::to_string(count) +
+                                        " doubles, more than this device's 1-D texture limit of " +
+                                        std::to_string(max_elements));
+        cudaResourceDesc resource{};
+        resource.resType = cudaResourceTypeLinear;
+        resource.res.linear.devPtr = const_cast<double*>(data);
+        resource.res.linear.desc = format;
+        resource.res.linear.sizeInBytes = count * sizeof(double);
+        cudaTextureDesc texture{};
+        texture.readMode = cudaReadModeElementType;
+        HPCLAB_CUDA_CHECK(cudaCreateTextureObject(&tex_, &resource, &texture, nullptr));
+    }
+    ~LinearTexture() { if (tex_) cudaDestroyTextureObject(tex_); }
+    LinearTexture(const LinearTexture&) = delete;
+    LinearTexture& operator=(const LinearTexture&) = delete;
+    LinearTexture(LinearTexture&& o) noexcept : tex_(o.tex_) { o.tex_ = 0; }
+    LinearTexture& operator=(LinearTexture&& o) noexcept {
+        if (this != &o) {
+            if (tex_) cudaDestroyTextureObject(tex_);
+            tex_ = o.tex_;
+            o.tex_ = 0;
+        }
+        return *this;
+    }
+    cudaTextureObject_t get() const { return tex_; }
+
+private:
+    cudaTextureObject_t tex_ = 0;
+};
+
+// A strip or a block on the device: the same points as the host Strip or
+// Block (owned rows x cols plus the one-point ring), in `layout`. For a strip
+// first_col = 1 and cols = n.
 struct DeviceStrip {
     int n = 0, first_row = 1, rows = 0;
+    int first_col = 1, cols = 0;
     Layout layout = Layout::Natural;
     int pitch = 0;                            // doubles per row
     hpclab::cuda::DeviceBuffer<double> u;     // (rows + 2) x pitch
     hpclab::cuda::DeviceBuffer<double> rhs;   // same, or empty (null) when f = 0
+    Loads loads = Loads::Plain;               // set with set_loads()
+    LinearTexture tex;                        // over u, when loads == Texture
 
     double* row(int local_row) const { return u.get() + static_cast<std::size_t>(local_row) * pitch; }
     std::size_t row_bytes() const { return static_cast<std::size_t>(pitch) * sizeof(double); }
+    // Colour of local point (li, lj) is (parity() + li + lj) % 2.
+    int parity() const { return (first_row - 1) + (first_col - 1); }
 };
 
-// Host <-> layout conversion of a whole strip array (given).
-inline std::vector<double> to_layout(const Strip& s, const std::vector<double>& natural, Layout l) {
-    const int pitch = row_pitch(l, s.n);
-    std::vector<double> out(static_cast<std::size_t>(s.rows + 2) * pitch, 0.0);
-    for (int li = 0; li < s.rows + 2; ++li)
-        for (int j = 0; j < s.width(); ++j)
-            out[static_cast<std::size_t>(li) * pitch + layout_slot(l, s.global_row(li), j, pitch)] =
-                natural[s.index(li, j)];
+// Choose how the kernels load neighbours; Texture binds a texture to d.u.
+inline void set_loads(DeviceStrip& d, Loads l) {
+    d.tex = l == Loads::Texture ? LinearTexture(d.u.get(), d.u.size()) : LinearTexture();
+    d.loads = l;
+}
+
+// Host <-> layout conversion of a whole strip or block array (given).
+template <class Grid>
+std::vector<double> to_layout(const Grid& g, const std::vector<double>& natural, Layout l) {
+    const int cols = g.width() - 2, pitch = row_pitch(l, cols);
+    std::vector<double> out(static_cast<std::size_t>(g.rows + 2) * pitch, 0.0);
+    for (int li = 0; li < g.rows + 2; ++li)
+        for (int lj = 0; lj < cols + 2; ++lj) {
+            const int colour = (g.global_row(li) + g.global_col(lj)) & 1;
+            out[static_cast<std::size_t>(li) * pitch + layout_slot(l, colour, lj, pitch)] = natural[g.index(li, lj)];
+        }
     return out;
 }
 
-inline DeviceStrip upload(const Strip& s, Layout l) {
+template <class Grid>
+DeviceStrip upload(const Grid& g, Layout l) {
     DeviceStrip d;
-    d.n = s.n;
-    d.first_row = s.first_row;
-    d.rows = s.rows;
+    d.n = g.n;
+    d.first_row = g.first_row;
+    d.rows = g.rows;
+    d.first_col = g.global_col(1);
+    d.cols = g.width() - 2;
     d.layout = l;
-    d.pitch = row_pitch(l, s.n);
-    const std::size_t count = static_cast<std::size_t>(s.rows + 2) * d.pitch;
-    hpclab::cuda::require_device_memory(hpclab::checked_bytes(count, (s.rhs.empty() ? 1 : 2) * sizeof(double)),
-                                        "a strip of " + std::to_string(s.rows) + " x " + std::to_string(s.n));
+    d.pitch = row_pitch(l, d.cols);
+    const std::size_t count = static_cast<std::size_t>(g.rows + 2) * d.pitch;
+    hpclab::cuda::require_device_memory(hpclab::checked_bytes(count, (g.rhs.empty() ? 1 : 2) * sizeof(double)),
+                                        "a part of " + std::to_string(g.rows) + " x " + std::to_string(d.cols));
     d.u = hpclab::cuda::DeviceBuffer<double>(count);
-    d.u.copy_from_host(to_layout(s, s.u, l).data(), count);
-    if (!s.rhs.empty()) {
+    d.u.copy_from_host(to_layout(g, g.u, l).data(), count);
+    if (!g.rhs.empty()) {
         d.rhs = hpclab::cuda::DeviceBuffer<double>(count);
-        d.rhs.copy_from_host(to_layout(s, s.rhs, l).data(), count);
+        d.rhs.copy_from_host(to_layout(g, g.rhs, l).data(), count);
     }
     return d;
 }
 
-// Copy the device grid back into s (same shape), converting the layout.
-inline void download(const DeviceStrip& d, Strip& s) {
+// Copy the device grid back into g (same shape), converting the layout.
+template <class Grid>
+void download(const DeviceStrip& d, Grid& g) {
     std::vector<double> buf(d.u.size());
     d.u.copy_to_host(buf.data(), buf.size());
-    for (int li = 0; li < s.rows + 2; ++li)
-        for (int j = 0; j < s.width(); ++j)
-            s.at(li, j) = buf[static_cast<std::size_t>(li) * d.pitch + layout_slot(d.layout, s.global_row(li), j, d.pitch)];
+    for (int li = 0; li < g.rows + 2; ++li)
+        for (int lj = 0; lj < g.width(); ++lj) {
+            const int colour = (g.global_row(li) + g.global_col(lj)) & 1;
+            g.at(li, lj) = buf[static_cast<std::size_t>(li) * d.pitch + layout_slot(d.layout, colour, lj, d.pitch)];
+        }
 }
 
 // Pinned (page-locked) host memory: DMA copies run at full PCIe/NVLink speed
@@ -109,7 +185,18 @@ private:
 // An owned CUDA stream (given).
 class Stream {
 public:
-    Stream() { HPCLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+    // Lower numbers run first: when two streams' kernels compete for the
+    // SMs, the block scheduler serves the higher-priority stream's blocks
+    // first. 0 is the default priority.
+    explicit Stream(int priority = 0) {
+        HPCLAB_CUDA_CHECK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, priority));
+    }
+    // The device's highest priority, for short work that others wait on.
+    static int highest_priority() {
+        int least = 0, greatest = 0;
+        HPCLAB_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        return greatest;
+    }
     ~Stream() { if (s_) cudaStreamDestroy(s_); }
     Stream(const Stream&) = delete;
     Stream& operator=(const Stream&) = delete;
@@ -134,9 +221,10 @@ private:
 
 // ---- stage 3: one GPU (sor_gpu.cu) -------------------------------------------
 // Update the points of `colour` in local rows [row_begin, row_end) with
-// sor_update(), one kernel launch, asynchronously on `stream`. Works for both
-// layouts (Natural: one thread per point of the colour in the natural
-// layout; Separated: one thread per slot of the colour's half-row).
+// sor_update(), one kernel launch, asynchronously on `stream`. Works for
+// strips and blocks, both layouts (Natural: one thread per point of the
+// colour in the natural layout; Separated: one thread per slot of the
+// colour's half-row) and the three ways of loading (d.loads).
 // Throws std::invalid_argument for rows outside [1, rows + 1).
 void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end,
                           cudaStream_t stream = nullptr);
@@ -181,5 +269,21 @@ struct SweepTimes {
 // the neighbours before they are first read. Throws std::runtime_error for
 // CudaAware when cuda_aware_mpi() is false.
 SweepTimes gpu_mpi_sweeps(const StripComm& sc, DeviceStrip& d, double omega, long sweeps, Exchange mode);
+
+// Wide halos on GPUs: d holds a wide strip (the rows of wide_rows(sc,
+// wide_halo_depth(bs))); every bs sweeps its 2 bs ghost rows on each side
+// are exchanged through pinned host buffers in one message per neighbour,
+// and the colour kernels then shrink the updated rows by one per colour, as
+// mpi_red_black_sweeps_wide does on the CPU. The owned rows end bitwise equal
+// to the serial sweeps. Throws std::invalid_argument like the CPU version.
+SweepTimes gpu_mpi_sweeps_wide(const StripComm& sc, DeviceStrip& d, double omega, long sweeps,
+                               int sweeps_per_exchange);
+
+// 2-D blocks on GPUs: d holds this rank's block (upload of a Block). Before
+// each colour the halos are exchanged through pinned host buffers: rows as
+// they are (contiguous), columns packed on the device by a kernel into a
+// contiguous buffer first and unpacked after (the thesis's cudaMemcpy2D,
+// without the pageable memory). Bitwise the serial sweeps.
+SweepTimes gpu_mpi_block_sweeps(const BlockComm& bc, DeviceStrip& d, double omega, long sweeps);
 
 }  // namespace lab11

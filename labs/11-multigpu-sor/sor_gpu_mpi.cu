@@ -58,14 +58,43 @@ namespace {
 SweepTimes gpu_mpi_sweeps(const StripComm& sc, DeviceStrip& d, double omega, long sweeps, Exchange mode) {
     // TODO(student): see sor_gpu.hpp. Staged: exchange before each colour, then
     // the colour kernel. Overlapped: the boundary rows' colour on one stream,
-    // send them while the interior runs on another; join the streams with
-    // events before the next colour. CudaAware: exchange_rows on device rows.
+    // send them while the interior runs on another (give the boundary stream
+    // Stream::highest_priority(), or its blocks queue behind the interior's);
+    // join the streams with events before the next colour. CudaAware:
+    // exchange_rows on device rows.
     (void)sc;
     (void)d;
     (void)omega;
     (void)sweeps;
     (void)mode;
     throw hpclab::NotImplemented("gpu_mpi_sweeps");
+}
+
+SweepTimes gpu_mpi_sweeps_wide(const StripComm& sc, DeviceStrip& d, double omega, long sweeps,
+                               int sweeps_per_exchange) {
+    // TODO(student): mpi_red_black_sweeps_wide on the device. Every bs sweeps:
+    // the first and last `depth` owned rows through pinned buffers (one copy
+    // and one message per side), then 2 bs colour launches over a row range
+    // that shrinks by one row per step on each side with a neighbour.
+    (void)sc;
+    (void)d;
+    (void)omega;
+    (void)sweeps;
+    (void)sweeps_per_exchange;
+    throw hpclab::NotImplemented("gpu_mpi_sweeps_wide");
+}
+
+SweepTimes gpu_mpi_block_sweeps(const BlockComm& bc, DeviceStrip& d, double omega, long sweeps) {
+    // TODO(student): before each colour: a kernel packs local columns 1 and
+    // d.cols (rows 1..rows, slots from layout_slot) into a device buffer; rows
+    // 1 and d.rows and the packed columns go to pinned memory; MPI_Sendrecv up,
+    // down, left, right; back to rows 0 and d.rows+1, and a kernel unpacks
+    // columns 0 and d.cols+1 -- only on the sides that have a neighbour.
+    (void)bc;
+    (void)d;
+    (void)omega;
+    (void)sweeps;
+    throw hpclab::NotImplemented("gpu_mpi_block_sweeps");
 }
 
 }  // namespace lab11

@@ -130,6 +130,30 @@ SolveResult mpi_solve(const StripComm& sc, Strip& s, double omega, double tol, i
     throw hpclab::NotImplemented("mpi_solve");
 }
 
+void exchange_wide_halos(const StripComm& sc, Strip& wide, int depth) {
+    // TODO(student): `wide` holds the rows of wide_rows(sc, depth) (check it:
+    // std::invalid_argument otherwise). Send the first `depth` OWNED rows up and
+    // the last `depth` down, receive into the ghost rows: exchange_rows with
+    // count depth * width() does it, the rows being contiguous.
+    (void)sc;
+    (void)wide;
+    (void)depth;
+    throw hpclab::NotImplemented("exchange_wide_halos");
+}
+
+void mpi_red_black_sweeps_wide(const StripComm& sc, Strip& wide, double omega, long sweeps, int sweeps_per_exchange) {
+    // TODO(student): depth = wide_halo_depth(bs). Every bs sweeps: exchange,
+    // then 2 bs colour steps (red, black, red, ...) with red_black_colour_rows;
+    // step t leaves the outermost t + 1 ghost rows of each side that has a
+    // neighbour alone (they would read rows nobody refreshed).
+    (void)sc;
+    (void)wide;
+    (void)omega;
+    (void)sweeps;
+    (void)sweeps_per_exchange;
+    throw hpclab::NotImplemented("mpi_red_black_sweeps_wide");
+}
+
 BlockComm make_block_comm(int n, MPI_Comm comm) {
     // TODO(student): MPI_Dims_create(size, 2, dims); refuse n < dims[0] or
     // n < dims[1] on every rank; MPI_Cart_create (2-D, not periodic);

@@ -42,11 +42,14 @@ void sor_sweep(Strip& s, double omega) {
                                      s.at(li + 1, j), s.b(li, j), omega);
 }
 
-void red_black_colour(Strip& s, int colour, double omega) {
+void red_black_colour_rows(Strip& s, int colour, double omega, int row_begin, int row_end) {
+    if (row_begin < 1 || row_end > s.rows + 1)
+        throw std::invalid_argument("red_black_colour_rows: rows [" + std::to_string(row_begin) + ", " +
+                                    std::to_string(row_end) + ") outside [1, " + std::to_string(s.rows + 1) + ")");
     // Points of one colour only read points of the other colour, so all the
     // updates of a colour are independent and their order does not matter.
-#pragma omp parallel for schedule(static) if (static_cast<long>(s.rows) * s.n >= kParallelPoints)
-    for (int li = 1; li <= s.rows; ++li) {
+#pragma omp parallel for schedule(static) if (static_cast<long>(row_end - row_begin) * s.n >= kParallelPoints)
+    for (int li = row_begin; li < row_end; ++li) {
         const int i = s.global_row(li);
         // First column j >= 1 with (i + j) % 2 == colour.
         const int j0 = 1 + ((i + 1 + colour) & 1);
@@ -55,6 +58,8 @@ void red_black_colour(Strip& s, int colour, double omega) {
                                      s.at(li + 1, j), s.b(li, j), omega);
     }
 }
+
+void red_black_colour(Strip& s, int colour, double omega) { red_black_colour_rows(s, colour, omega, 1, s.rows + 1); }
 
 void red_black_sweep(Strip& s, double omega) {
     red_black_colour(s, 0, omega);

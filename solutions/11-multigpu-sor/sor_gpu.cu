@@ -15,42 +15,71 @@ namespace {
 
 constexpr int kThreads = 256;
 
+// A neighbour (a point of the other colour, which nobody writes during the
+// launch) read the way d.loads says. Texture: doubles come as int2 halves.
+template <Loads L>
+__device__ __forceinline__ double load(const double* __restrict__ u, cudaTextureObject_t tex, std::size_t i) {
+    if constexpr (L == Loads::ReadOnly) {
+        return __ldg(u + i);
+    } else if constexpr (L == Loads::Texture) {
+        const int2 v = tex1Dfetch<int2>(tex, static_cast<int>(i));
+        return __hiloint2double(v.y, v.x);
+    } else {
+        return u[i];
+    }
+}
+
 // Natural layout: thread k of a row takes the k-th point of `colour` in it.
-// Neighbours are at +-1 (the other colour, interleaved) and +-pitch.
-__global__ void colour_natural(double* __restrict__ u, const double* __restrict__ rhs, int n, int pitch,
-                               int first_row, int colour, double omega, int row_begin, int row_end) {
+// Neighbours are at +-1 (the other colour, interleaved) and +-pitch. The
+// colour of local point (li, lj) is (parity + li + lj) % 2.
+template <Loads L>
+__global__ void colour_natural(double* __restrict__ u, cudaTextureObject_t tex, const double* __restrict__ rhs,
+                               int cols, int pitch, int parity, int colour, double omega, int row_begin, int row_end) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
     for (int li = row_begin + blockIdx.y; li < row_end; li += gridDim.y) {
-        const int i = first_row - 1 + li;
-        const int j = 1 + ((i + 1 + colour) & 1) + 2 * k;  // (i + j) % 2 == colour
-        if (j > n) continue;
+        const int j = 1 + ((parity + li + 1 + colour) & 1) + 2 * k;  // (parity + li + j) % 2 == colour
+        if (j > cols) continue;
         const std::size_t c = static_cast<std::size_t>(li) * pitch + j;
-        u[c] = sor_update(u[c], u[c - 1], u[c + 1], u[c - pitch], u[c + pitch], rhs ? rhs[c] : 0.0, omega);
+        u[c] = sor_update(u[c], load<L>(u, tex, c - 1), load<L>(u, tex, c + 1), load<L>(u, tex, c - pitch),
+                          load<L>(u, tex, c + pitch), rhs ? rhs[c] : 0.0, omega);
     }
 }
 
 // Separated layout: thread k takes slot k of the colour's half-row, so a warp
 // reads and writes 32 consecutive doubles. Point j = 2k + p with p chosen so
-// (i + j) % 2 == colour; its left and right neighbours (j -+ 1, the other
+// the point has `colour`; its left and right neighbours (j -+ 1, the other
 // colour) are at slots (j-1)/2 and (j+1)/2 of the other half, and its up and
 // down neighbours at slot k of the other half in rows li -+ 1.
-__global__ void colour_separated(double* __restrict__ u, const double* __restrict__ rhs, int n, int pitch,
-                                 int first_row, int colour, double omega, int row_begin, int row_end) {
+template <Loads L>
+__global__ void colour_separated(double* __restrict__ u, cudaTextureObject_t tex, const double* __restrict__ rhs,
+                                 int cols, int pitch, int parity, int colour, double omega, int row_begin,
+                                 int row_end) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
     const int half = pitch / 2;
     for (int li = row_begin + blockIdx.y; li < row_end; li += gridDim.y) {
-        const int i = first_row - 1 + li;
-        const int j = 2 * k + ((i + colour) & 1);
-        if (j < 1 || j > n) continue;
+        const int j = 2 * k + ((parity + li + colour) & 1);
+        if (j < 1 || j > cols) continue;
         const std::size_t row = static_cast<std::size_t>(li) * pitch;
         const std::size_t me = row + colour * half + k;
         const std::size_t other = row + (1 - colour) * half;
-        const double l = u[other + ((j - 1) >> 1)];
-        const double r = u[other + ((j + 1) >> 1)];
-        const double up = u[other - pitch + k];
-        const double dn = u[other + pitch + k];
+        const double l = load<L>(u, tex, other + ((j - 1) >> 1));
+        const double r = load<L>(u, tex, other + ((j + 1) >> 1));
+        const double up = load<L>(u, tex, other - pitch + k);
+        const double dn = load<L>(u, tex, other + pitch + k);
         u[me] = sor_update(u[me], l, r, up, dn, rhs ? rhs[me] : 0.0, omega);
     }
+}
+
+template <Loads L>
+void launch_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end, cudaStream_t stream) {
+    // Points of one colour per row: at most ceil(cols / 2); slots: pitch / 2.
+    const int per_row = d.layout == Layout::Natural ? (d.cols + 1) / 2 : d.pitch / 2;
+    const int rows = row_end - row_begin;
+    const dim3 grid((per_row + kThreads - 1) / kThreads, rows < 65535 ? rows : 65535);
+    auto kernel = d.layout == Layout::Natural ? colour_natural<L> : colour_separated<L>;
+    kernel<<<grid, kThreads, 0, stream>>>(d.u.get(), d.tex.get(), d.rhs.get(), d.cols, d.pitch, d.parity(), colour,
+                                          omega, row_begin, row_end);
+    HPCLAB_CUDA_CHECK_LAUNCH();
 }
 
 // Residual: each thread sums r^2 over a fixed set of points (grid-stride
@@ -58,20 +87,21 @@ __global__ void colour_separated(double* __restrict__ u, const double* __restric
 // block. The launch shape is fixed, so the summation order is too.
 constexpr int kResidualBlocks = 1024;
 
-__global__ void residual_partials(const double* __restrict__ u, const double* __restrict__ rhs, int n, int rows,
-                                  int pitch, int first_row, Layout layout, double* __restrict__ partial) {
+__global__ void residual_partials(const double* __restrict__ u, const double* __restrict__ rhs, int cols, int rows,
+                                  int pitch, int parity, Layout layout, double* __restrict__ partial) {
     __shared__ double cache[kThreads];
     double sum = 0;
-    const long long total = static_cast<long long>(rows) * n;
+    const long long total = static_cast<long long>(rows) * cols;
     for (long long p = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; p < total;
          p += static_cast<long long>(gridDim.x) * blockDim.x) {
-        const int li = 1 + static_cast<int>(p / n);
-        const int j = 1 + static_cast<int>(p % n);
-        const int i = first_row - 1 + li;
-        auto at = [&](int di, int dj) {
-            return u[static_cast<std::size_t>(li + di) * pitch + layout_slot(layout, i + di, j + dj, pitch)];
+        const int li = 1 + static_cast<int>(p / cols);
+        const int lj = 1 + static_cast<int>(p % cols);
+        auto slot = [&](int di, int dj) {
+            return static_cast<std::size_t>(li + di) * pitch +
+                   layout_slot(layout, (parity + li + di + lj + dj) & 1, lj + dj, pitch);
         };
-        const double b = rhs ? rhs[static_cast<std::size_t>(li) * pitch + layout_slot(layout, i, j, pitch)] : 0.0;
+        auto at = [&](int di, int dj) { return u[slot(di, dj)]; };
+        const double b = rhs ? rhs[slot(0, 0)] : 0.0;
         const double r = residual_at(at(0, 0), at(0, -1), at(0, 1), at(-1, 0), at(1, 0), b);
         sum = __fma_rn(r, r, sum);
     }
@@ -105,17 +135,13 @@ void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begi
         throw std::invalid_argument("gpu_red_black_colour: rows [" + std::to_string(row_begin) + ", " +
                                     std::to_string(row_end) + ") outside [1, " + std::to_string(d.rows + 1) + ")");
     if (row_end <= row_begin) return;
-    // Points of one colour per row: at most ceil(n / 2); slots: pitch / 2.
-    const int per_row = d.layout == Layout::Natural ? (d.n + 1) / 2 : d.pitch / 2;
-    const int rows = row_end - row_begin;
-    dim3 grid((per_row + kThreads - 1) / kThreads, rows < 65535 ? rows : 65535);
-    if (d.layout == Layout::Natural)
-        colour_natural<<<grid, kThreads, 0, stream>>>(d.u.get(), d.rhs.get(), d.n, d.pitch, d.first_row, colour,
-                                                      omega, row_begin, row_end);
-    else
-        colour_separated<<<grid, kThreads, 0, stream>>>(d.u.get(), d.rhs.get(), d.n, d.pitch, d.first_row, colour,
-                                                        omega, row_begin, row_end);
-    HPCLAB_CUDA_CHECK_LAUNCH();
+    if (d.loads == Loads::Texture && !d.tex.get())
+        throw std::invalid_argument("gpu_red_black_colour: texture loads without a texture (use set_loads)");
+    switch (d.loads) {
+        case Loads::Plain: launch_colour<Loads::Plain>(d, colour, omega, row_begin, row_end, stream); break;
+        case Loads::ReadOnly: launch_colour<Loads::ReadOnly>(d, colour, omega, row_begin, row_end, stream); break;
+        case Loads::Texture: launch_colour<Loads::Texture>(d, colour, omega, row_begin, row_end, stream); break;
+    }
 }
 
 void gpu_red_black_sweep(DeviceStrip& d, double omega, cudaStream_t stream) {
@@ -126,8 +152,8 @@ void gpu_red_black_sweep(DeviceStrip& d, double omega, cudaStream_t stream) {
 
 double gpu_residual_norm(const DeviceStrip& d, cudaStream_t stream) {
     hpclab::cuda::DeviceBuffer<double> partial(kResidualBlocks), total(1);
-    residual_partials<<<kResidualBlocks, kThreads, 0, stream>>>(d.u.get(), d.rhs.get(), d.n, d.rows, d.pitch,
-                                                                d.first_row, d.layout, partial.get());
+    residual_partials<<<kResidualBlocks, kThreads, 0, stream>>>(d.u.get(), d.rhs.get(), d.cols, d.rows, d.pitch,
+                                                                d.parity(), d.layout, partial.get());
     HPCLAB_CUDA_CHECK_LAUNCH();
     sum_partials<<<1, kThreads, 0, stream>>>(partial.get(), kResidualBlocks, total.get());
     HPCLAB_CUDA_CHECK_LAUNCH();

@@ -165,6 +165,54 @@ SolveResult mpi_solve(const StripComm& sc, Strip& s, double omega, double tol, i
     return result;
 }
 
+namespace {
+
+// Ghost rows on each side of a wide strip: `depth` where there is a neighbour.
+int ghosts_above(const StripComm& sc, int depth) { return sc.up() == MPI_PROC_NULL ? 0 : depth; }
+int ghosts_below(const StripComm& sc, int depth) { return sc.down() == MPI_PROC_NULL ? 0 : depth; }
+
+void require_wide_shape(const StripComm& sc, const Strip& wide, int depth) {
+    const RowRange r = wide_rows(sc, depth);
+    if (wide.n != sc.n() || wide.first_row != r.first || wide.rows != r.rows)
+        throw std::invalid_argument("wide halos: the strip holds rows [" + std::to_string(wide.first_row) + ", " +
+                                    std::to_string(wide.first_row + wide.rows) + "), wide_rows(depth " +
+                                    std::to_string(depth) + ") says [" + std::to_string(r.first) + ", " +
+                                    std::to_string(r.first + r.rows) + ")");
+}
+
+}  // namespace
+
+void exchange_wide_halos(const StripComm& sc, Strip& wide, int depth) {
+    require_wide_shape(sc, wide, depth);
+    // Local rows: 1..above are ghosts, then the owned rows, then the ghosts
+    // below. Both blocks of `depth` rows are contiguous: one message each way.
+    const int owned_first = 1 + ghosts_above(sc, depth);
+    const int owned_last = owned_first + sc.range().rows - 1;
+    exchange_rows(sc, &wide.at(owned_first, 0), &wide.at(owned_last - depth + 1, 0), &wide.at(1, 0),
+                  &wide.at(owned_last + 1, 0), depth * wide.width());
+}
+
+void mpi_red_black_sweeps_wide(const StripComm& sc, Strip& wide, double omega, long sweeps, int sweeps_per_exchange) {
+    if (sweeps_per_exchange < 1 || sweeps < 0)
+        throw std::invalid_argument("wide halos: need sweeps >= 0 and sweeps per exchange >= 1, got " +
+                                    std::to_string(sweeps) + " and " + std::to_string(sweeps_per_exchange));
+    const int depth = wide_halo_depth(sweeps_per_exchange);
+    require_wide_shape(sc, wide, depth);
+    const bool above = ghosts_above(sc, depth) > 0, below = ghosts_below(sc, depth) > 0;
+    for (long done = 0; done < sweeps;) {
+        const long block = std::min<long>(sweeps_per_exchange, sweeps - done);
+        exchange_wide_halos(sc, wide, depth);
+        // Right after the exchange every ghost row is exact. Colour step t may
+        // update ghost rows up to distance depth - 1 - t from the owned rows:
+        // the outermost t + 1 ghost rows of each side are left alone.
+        for (int step = 0; step < 2 * block; ++step) {
+            const int skip_top = above ? step + 1 : 0, skip_bottom = below ? step + 1 : 0;
+            red_black_colour_rows(wide, step % 2, omega, 1 + skip_top, wide.rows + 1 - skip_bottom);
+        }
+        done += block;
+    }
+}
+
 BlockComm make_block_comm(int n, MPI_Comm comm) {
     const int size = hpclab::mpi::size(comm);
     int dims[2] = {0, 0};

@@ -168,3 +168,60 @@ TEST(Hidden, GpuStripsWithOneOrTwoRowsPerRank) {
             if (sc.rank() == 0) { EXPECT_TRUE(same_bits(grid, serial.u)) << exchange_name(e) << " n = " << n; }
         }
 }
+
+TEST(Hidden, WideHalosAtTheDepthLimitAndOnLaplace) {
+    // Strips exactly as thin as the ghost depth, odd sizes, and a sweep count
+    // that leaves a short last block.
+    const int p = hpclab::mpi::size();
+    for (int bs : {1, 2})
+        for (int extra : {0, 1}) {
+            const int n = 2 * bs * p + extra;
+            for (ProblemKind kind : {ProblemKind::LaplaceHarmonic, ProblemKind::PoissonSine}) {
+                const StripComm sc = make_strip_comm(n, MPI_COMM_WORLD);
+                Strip serial = random_start(kind, n);
+                for (int k = 0; k < 2 * bs + 1; ++k) red_black_sweep(serial, 1.9);
+                const RowRange wr = wide_rows(sc, wide_halo_depth(bs));
+                Strip wide = random_start(kind, n, wr.first, wr.rows);
+                mpi_red_black_sweeps_wide(sc, wide, 1.9, 2 * bs + 1, bs);
+                const std::vector<double> grid = gather_grid(sc, owned_part(sc, wide));
+                if (sc.rank() == 0) { EXPECT_TRUE(same_bits(grid, serial.u)) << "n = " << n << ", bs = " << bs; }
+            }
+        }
+}
+
+TEST(Hidden, GpuWideHalosAndBlocksOnAwkwardSizes) {
+    HPCLAB_REQUIRE_GPU();
+    pick_gpu();
+    const int p = hpclab::mpi::size();
+    {
+        const int n = 4 * p + 3, bs = 2;
+        const StripComm sc = make_strip_comm(n, MPI_COMM_WORLD);
+        Strip serial = random_start(ProblemKind::PoissonSine, n);
+        for (int k = 0; k < 5; ++k) red_black_sweep(serial, 1.6);
+        const RowRange wr = wide_rows(sc, wide_halo_depth(bs));
+        Strip wide = random_start(ProblemKind::PoissonSine, n, wr.first, wr.rows);
+        DeviceStrip d = upload(wide, Layout::Separated);
+        set_loads(d, Loads::ReadOnly);
+        gpu_mpi_sweeps_wide(sc, d, 1.6, 5, bs);
+        download(d, wide);
+        const std::vector<double> grid = gather_grid(sc, owned_part(sc, wide));
+        if (sc.rank() == 0) { EXPECT_TRUE(same_bits(grid, serial.u)) << "wide halos, n = " << n; }
+    }
+    for (int n : {p, 19}) {  // n = p: blocks of one or two points per side
+        const BlockComm bc = make_block_comm(n, MPI_COMM_WORLD);
+        Strip serial = random_start(ProblemKind::PoissonSine, n);
+        Block b = cut_block(serial, bc.rows(), bc.cols());
+        for (int k = 0; k < 4; ++k) red_black_sweep(serial, 1.4);
+        DeviceStrip d = upload(b, Layout::Separated);
+        set_loads(d, Loads::Texture);
+        gpu_mpi_block_sweeps(bc, d, 1.4, 4);
+        download(d, b);
+        const std::vector<double> interior = gather_block_interior(bc, b);
+        if (hpclab::mpi::rank(bc.comm()) == 0) {
+            std::vector<double> want;
+            for (int i = 1; i <= n; ++i)
+                for (int j = 1; j <= n; ++j) want.push_back(serial.at(i, j));
+            EXPECT_TRUE(same_bits(interior, want)) << "blocks, n = " << n;
+        }
+    }
+}

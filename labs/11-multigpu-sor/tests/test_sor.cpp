@@ -271,6 +271,69 @@ TEST(Mpi, SolveMatchesSerialSolve) {
     if (sc.rank() == 0) { EXPECT_TRUE(same_bits(grid, serial.u, serial.width())); }
 }
 
+// ---- stage 2c: wide halos ---------------------------------------------------------
+
+TEST(Wide, GhostRowsComeFromTheNeighbours) {
+    const int n = 23, depth = 4;
+    const StripComm sc = make_strip_comm(n, MPI_COMM_WORLD);
+    const RowRange wr = wide_rows(sc, depth);
+    EXPECT_EQ(wr.first, sc.range().first - (sc.up() == MPI_PROC_NULL ? 0 : depth));
+    EXPECT_EQ(wr.first + wr.rows, sc.range().first + sc.range().rows + (sc.down() == MPI_PROC_NULL ? 0 : depth));
+    Strip wide = random_start(ProblemKind::PoissonSine, n, wr.first, wr.rows, 3);
+    const Strip full = random_start(ProblemKind::PoissonSine, n, 1, n, 3);
+    // Spoil every ghost row, so that only the exchange can repair them.
+    for (int li = 1; li <= wide.rows; ++li) {
+        const int i = wide.global_row(li);
+        if (i < sc.range().first || i >= sc.range().first + sc.range().rows)
+            for (int j = 0; j < wide.width(); ++j) wide.at(li, j) = -99;
+    }
+    exchange_wide_halos(sc, wide, depth);
+    for (int li = 0; li < wide.rows + 2; ++li) {
+        const int i = wide.global_row(li);
+        if (li == 0 && i > 0) continue;                        // unused ring row above the ghosts
+        if (li == wide.rows + 1 && i < n + 1) continue;        // and below
+        for (int j = 0; j < wide.width(); ++j)
+            ASSERT_EQ(wide.at(li, j), full.at(i, j)) << "rank " << sc.rank() << ", global row " << i << ", column " << j;
+    }
+}
+
+TEST(Wide, BitwiseEqualToSerialForEverySweepsPerExchange) {
+    const int n = 27;  // 4 ranks: strips of 6 or 7 rows, enough for bs = 3 (6 ghost rows)
+    for (int bs : {1, 2, 3})
+        for (long sweeps : {1L, 7L}) {
+            const StripComm sc = make_strip_comm(n, MPI_COMM_WORLD);
+            Strip serial = random_start(ProblemKind::PoissonSine, n);
+            const RowRange wr = wide_rows(sc, wide_halo_depth(bs));
+            Strip wide = random_start(ProblemKind::PoissonSine, n, wr.first, wr.rows);
+            for (long k = 0; k < sweeps; ++k) red_black_sweep(serial, 1.8);
+            mpi_red_black_sweeps_wide(sc, wide, 1.8, sweeps, bs);
+            const std::vector<double> grid = gather_grid(sc, owned_part(sc, wide));
+            if (sc.rank() == 0) {
+                EXPECT_TRUE(same_bits(grid, serial.u, serial.width())) << "bs = " << bs << ", sweeps = " << sweeps;
+            }
+        }
+}
+
+TEST(Wide, RefusesHalosDeeperThanTheThinnestStrip) {
+    const StripComm sc = make_strip_comm(9, MPI_COMM_WORLD);
+    const int thinnest = 9 / sc.size();
+    EXPECT_NO_THROW(wide_rows(sc, thinnest));
+    EXPECT_THROW(wide_rows(sc, thinnest + 1), std::invalid_argument);
+    EXPECT_THROW(wide_rows(sc, 0), std::invalid_argument);
+    const RowRange wr = wide_rows(sc, 2);
+    Strip wide = make_problem(ProblemKind::LaplaceHarmonic, 9, wr.first, wr.rows);
+    EXPECT_THROW(mpi_red_black_sweeps_wide(sc, wide, 1.5, 3, 0), std::invalid_argument);
+    // Depth 2 is bs = 1; with a neighbour, a strip built for depth 2 is the
+    // wrong shape for bs = 2 (depth 4), and a plain strip for any depth.
+    if (sc.size() > 1) {
+        if (thinnest >= 4) {
+            EXPECT_THROW(mpi_red_black_sweeps_wide(sc, wide, 1.5, 3, 2), std::invalid_argument);
+        }
+        Strip narrow = make_problem(ProblemKind::LaplaceHarmonic, 9, sc.range().first, sc.range().rows);
+        EXPECT_THROW(exchange_wide_halos(sc, narrow, 2), std::invalid_argument);
+    }
+}
+
 // ---- stage 2b: 2-D blocks ---------------------------------------------------------
 
 TEST(Blocks, ProcessGridAndNeighbours) {

@@ -84,6 +84,46 @@ TEST(Gpu, SolveReachesTheExactHarmonicSolution) {
     EXPECT_LT(max_error(ProblemKind::LaplaceHarmonic, s), 1e-10);
 }
 
+TEST(Gpu, LoadPathsGiveTheSameBits) {
+    HPCLAB_REQUIRE_GPU();
+    pick_gpu();
+    Strip start = random_start(ProblemKind::PoissonSine, 45);
+    Strip want = start;
+    for (int k = 0; k < 3; ++k) red_black_sweep(want, 1.75);
+    for (Layout l : {Layout::Natural, Layout::Separated})
+        for (Loads loads : {Loads::Plain, Loads::ReadOnly, Loads::Texture}) {
+            DeviceStrip d = upload(start, l);
+            set_loads(d, loads);
+            for (int k = 0; k < 3; ++k) gpu_red_black_sweep(d, 1.75);
+            Strip got = start;
+            download(d, got);
+            EXPECT_TRUE(same_bits(got.u, want.u, got.width())) << layout_name(l) << " layout, " << loads_name(loads);
+        }
+}
+
+TEST(Gpu, BlocksMatchCpuBitwise) {
+    HPCLAB_REQUIRE_GPU();
+    pick_gpu();
+    const Strip full = random_start(ProblemKind::PoissonSine, 31);
+    // Blocks whose first row and column are odd or even: the colour comes from
+    // the global position, not the local one.
+    const RowRange shapes[][2] = {{{1, 16}, {1, 31}}, {{8, 11}, {13, 9}}, {{9, 23}, {2, 30}}, {{17, 15}, {16, 16}}};
+    for (const auto& shape : shapes)
+        for (Layout l : {Layout::Natural, Layout::Separated}) {
+            Block want = cut_block(full, shape[0], shape[1]);
+            DeviceStrip d = upload(want, l);
+            for (int k = 0; k < 2; ++k)
+                for (int colour = 0; colour < 2; ++colour) {
+                    block_red_black_colour(want, colour, 1.7);
+                    gpu_red_black_colour(d, colour, 1.7, 1, d.rows + 1);
+                }
+            Block got = cut_block(full, shape[0], shape[1]);
+            download(d, got);
+            EXPECT_TRUE(same_bits(got.u, want.u, got.width()))
+                << layout_name(l) << ", rows from " << shape[0].first << ", columns from " << shape[1].first;
+        }
+}
+
 TEST(Gpu, RejectsRowsOutsideTheStrip) {
     HPCLAB_REQUIRE_GPU();
     pick_gpu();
@@ -140,4 +180,48 @@ TEST(GpuMpi, CudaAwareExchangeMatchesSerialOrSkips) {
         GTEST_SKIP() << "MPI is not CUDA-aware: " << why;
     }
     expect_gpu_strips_match_serial(Exchange::CudaAware, Layout::Separated, 29, 6);
+}
+
+TEST(GpuMpi, WideHalosMatchSerialBitwise) {
+    HPCLAB_REQUIRE_GPU();
+    pick_gpu();
+    const int n = 29;  // 4 ranks: strips of 7 or 8 rows, enough for bs = 3
+    for (Layout l : {Layout::Natural, Layout::Separated})
+        for (int bs : {1, 3}) {
+            const StripComm sc = make_strip_comm(n, MPI_COMM_WORLD);
+            Strip serial = random_start(ProblemKind::PoissonSine, n);
+            for (int k = 0; k < 7; ++k) red_black_sweep(serial, 1.8);
+            const RowRange wr = wide_rows(sc, wide_halo_depth(bs));
+            Strip wide = random_start(ProblemKind::PoissonSine, n, wr.first, wr.rows);
+            DeviceStrip d = upload(wide, l);
+            gpu_mpi_sweeps_wide(sc, d, 1.8, 7, bs);
+            download(d, wide);
+            const std::vector<double> grid = gather_grid(sc, owned_part(sc, wide));
+            if (sc.rank() == 0) {
+                EXPECT_TRUE(same_bits(grid, serial.u, serial.width())) << layout_name(l) << ", bs = " << bs;
+            }
+        }
+}
+
+TEST(GpuMpi, BlocksMatchSerialBitwise) {
+    HPCLAB_REQUIRE_GPU();
+    pick_gpu();
+    for (Layout l : {Layout::Natural, Layout::Separated})
+        for (int n : {21, 32}) {
+            const BlockComm bc = make_block_comm(n, MPI_COMM_WORLD);
+            Strip serial = random_start(ProblemKind::PoissonSine, n);
+            Block b = cut_block(serial, bc.rows(), bc.cols());
+            for (int k = 0; k < 6; ++k) red_black_sweep(serial, 1.85);
+            DeviceStrip d = upload(b, l);
+            gpu_mpi_block_sweeps(bc, d, 1.85, 6);
+            download(d, b);
+            const std::vector<double> interior = gather_block_interior(bc, b);
+            if (hpclab::mpi::rank(bc.comm()) == 0) {
+                std::vector<double> want;
+                for (int i = 1; i <= n; ++i)
+                    for (int j = 1; j <= n; ++j) want.push_back(serial.at(i, j));
+                EXPECT_TRUE(same_bits(interior, want, n))
+                    << layout_name(l) << ", n = " << n << ", blocks " << bc.dim(0) << " x " << bc.dim(1);
+            }
+        }
 }
