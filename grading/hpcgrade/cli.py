@@ -188,14 +188,16 @@ def grade_lab(root, lab, kind, submission, opts, sandbox=None, log=print):
                 if it.kind == score.HIDDEN:
                     it.set(0, "failed", "failed", "0: the hidden tests do not compile against your code "
                            "(does it keep the interface of the header?)")
-        run_tests(sandbox, ws, m, items, opts, deadline, log)
+        run_tests(sandbox, ws, m, items, opts, deadline, log, gpu)
         skipped_gpu = [it for it in items if it.outcome == "needs_gpu"]
         if skipped_gpu:
             extra["needs_gpu"] = True
             out.append("this lab needs a GPU: %d tests (%g points) were not run on this host, which has none; "
                        "grade on a GPU host" % (len(skipped_gpu), sum(i.max_score for i in skipped_gpu)))
         visible = [it for it in items if it.kind == score.VISIBLE]
-        all_visible = all(it.status == "passed" for it in visible)
+        # A test worth 0 points (e.g. one that skips where the MPI is not
+        # CUDA-aware) cannot hold back the performance points.
+        all_visible = all(it.status == "passed" for it in visible if it.max_score > 0)
         if perf_item is not None:
             ref_ws = grade_perf(root, lab, m, bench, perf_item, all_visible, gpu, sandbox, ws, builder,
                                 opts, deadline, out, log)
@@ -244,7 +246,7 @@ def log_step(log, opts, text):
         log("  ... [%5.1f s] %s" % (now - _T0[0], text))
 
 
-def run_tests(sandbox, ws, m, items, opts, deadline, log):
+def run_tests(sandbox, ws, m, items, opts, deadline, log, gpu=False):
     lab = m["name"]
     binaries = {score.VISIBLE: os.path.join(ws.build, "labs", lab + "-tests"),
                 score.HIDDEN: os.path.join(ws.build, "labs", lab + "-hidden")}
@@ -285,7 +287,11 @@ def run_tests(sandbox, ws, m, items, opts, deadline, log):
             if v.status != run.PASSED:
                 where = " (with %s MPI ranks)" % mpi[0] if mpi else ""
                 text = v.reason + where + ("\n" + v.detail if v.detail else "")
-                outcome = "needs_gpu" if v.needs_gpu or (v.status == run.SKIPPED and m["needs_gpu"]) else "failed"
+                # A skip on a host without a GPU is "needs a GPU"; on a GPU
+                # host it is the test's own reason (e.g. no CUDA-aware MPI).
+                skip_for_gpu = v.status == run.SKIPPED and m["needs_gpu"] and not gpu
+                outcome = ("needs_gpu" if v.needs_gpu or skip_for_gpu
+                           else "skipped" if v.status == run.SKIPPED else "failed")
                 it.set(0, "failed", outcome, text)
                 it.execution_time = elapsed
                 return
@@ -343,11 +349,13 @@ def grade_perf(root, lab, m, bench, item, all_visible, gpu, sandbox, ws, builder
     sub_bin = os.path.join(ws.build, "labs", lab)
     ref_bin = os.path.join(ref_ws.build, "labs", lab)
 
+    memory = max(opts.memory_bytes, int(bench.get("memory_gib", 0) * sb_mod.GiB))
+
     def run_driver(binary, args):
         w = ref_ws if binary == ref_bin else ws
         run_dir = w.new_run_dir()
         wall = max(1.0, min(120.0, deadline.remaining()))
-        return sandbox.execute([binary] + args, run.test_limits(wall, opts.memory_bytes), ro=[w.build],
+        return sandbox.execute([binary] + args, run.test_limits(wall, memory), ro=[w.build],
                                rw=[run_dir, w.home], cwd=run_dir, env=sb_mod.base_env(w.home), cap=64 * 1024)
 
     log_step(log, opts, "%s: timing reference and submission, %d rounds" % (lab, opts.rounds))

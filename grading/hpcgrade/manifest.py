@@ -105,6 +105,11 @@ def check_grading_fields(data):
         for key in ("measure", "anchor"):
             if key in bench and not isinstance(bench[key], str):
                 raise ManifestError("%s: benchmark.%s must be a string" % (where, key))
+        # memory_gib: host memory the driver needs at the benchmark's size, when
+        # more than the grader's per-process default (a 16384^2 grid of doubles
+        # with a copy to check it is 4.3 GB).
+        if "memory_gib" in bench and (not isinstance(bench["memory_gib"], (int, float)) or bench["memory_gib"] <= 0):
+            raise ManifestError("%s: benchmark.memory_gib must be a number > 0" % where)
     san = data.get("sanitizer")
     if san is not None:
         if not isinstance(san, dict):

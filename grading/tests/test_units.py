@@ -286,6 +286,11 @@ class LabNameTest(unittest.TestCase):
             manifest.check_grading_fields(bad)
         with self.assertRaises(manifest.ManifestError):
             manifest.check_grading_fields({"name": "x", "sanitizer": {"tools": ["memchek"], "points": 1}})
+        for memory in (0, -1, "8"):
+            bench = {"args": ["--n", "1"], "points": 5, "full_marks_ratio": 0.8, "floor_ratio": 0.4,
+                     "memory_gib": memory}
+            with self.assertRaises(manifest.ManifestError):
+                manifest.check_grading_fields({"name": "x", "benchmark": bench})
 
     def test_meson_outputs_unchanged(self):
         # Meson parses these lines: their format is fixed (see meson_lines()).
