@@ -125,6 +125,23 @@ void wide_variants(Context& c, const StripComm& sc, MakeVariant make) {
     }
 }
 
+// The CPU runs' loop: before each colour the halo exchange, timed apart.
+template <class Exchange, class Colour>
+SweepTimes exchange_then_colour(MPI_Comm comm, long sweeps, Exchange exchange, Colour colour) {
+    HPCLAB_MPI_CHECK(MPI_Barrier(comm));
+    SweepTimes t;
+    const double t0 = MPI_Wtime();
+    for (long k = 0; k < sweeps; ++k)
+        for (int c = 0; c < 2; ++c) {
+            const double e0 = MPI_Wtime();
+            exchange();
+            t.exchange_seconds += MPI_Wtime() - e0;
+            colour(c);
+        }
+    t.seconds = MPI_Wtime() - t0;
+    return t;
+}
+
 int run_cpu(Context& c) {
     const StripComm sc = make_strip_comm(c.n, MPI_COMM_WORLD);
     const Strip strip = make_problem(ProblemKind::PoissonSine, c.n, sc.range().first, sc.range().rows);
@@ -133,18 +150,9 @@ int run_cpu(Context& c) {
                    {"cpu-strips",
                     [&](long sweeps) {
                         s = strip;
-                        HPCLAB_MPI_CHECK(MPI_Barrier(sc.comm()));
-                        SweepTimes t;
-                        const double t0 = MPI_Wtime();
-                        for (long k = 0; k < sweeps; ++k)
-                            for (int colour = 0; colour < 2; ++colour) {
-                                const double e0 = MPI_Wtime();
-                                exchange_halos(sc, s);
-                                t.exchange_seconds += MPI_Wtime() - e0;
-                                red_black_colour(s, colour, c.omega);
-                            }
-                        t.seconds = MPI_Wtime() - t0;
-                        return t;
+                        return exchange_then_colour(
+                            sc.comm(), sweeps, [&] { exchange_halos(sc, s); },
+                            [&](int colour) { red_black_colour(s, colour, c.omega); });
                     },
                     [&] { return interior_of(gather_grid(sc, s), c.n); }},
                    true, true);
@@ -157,18 +165,9 @@ int run_cpu(Context& c) {
                    {"cpu-blocks-" + std::to_string(bc.dim(0)) + "x" + std::to_string(bc.dim(1)),
                     [&](long sweeps) {
                         b = block;
-                        HPCLAB_MPI_CHECK(MPI_Barrier(bc.comm()));
-                        SweepTimes t;
-                        const double t0 = MPI_Wtime();
-                        for (long k = 0; k < sweeps; ++k)
-                            for (int colour = 0; colour < 2; ++colour) {
-                                const double e0 = MPI_Wtime();
-                                exchange_block_halos(bc, b);
-                                t.exchange_seconds += MPI_Wtime() - e0;
-                                block_red_black_colour(b, colour, c.omega);
-                            }
-                        t.seconds = MPI_Wtime() - t0;
-                        return t;
+                        return exchange_then_colour(
+                            bc.comm(), sweeps, [&] { exchange_block_halos(bc, b); },
+                            [&](int colour) { block_red_black_colour(b, colour, c.omega); });
                     },
                     [&] { return gather_block_interior(bc, b); }},
                    false, true);

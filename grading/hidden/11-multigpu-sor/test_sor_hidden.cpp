@@ -31,6 +31,13 @@ Strip random_start(ProblemKind kind, int n, int first = 1, int rows = -1, std::u
     return s;
 }
 
+std::vector<double> interior_of(const Strip& s) {
+    std::vector<double> out;
+    for (int i = 1; i <= s.n; ++i)
+        for (int j = 1; j <= s.n; ++j) out.push_back(s.at(i, j));
+    return out;
+}
+
 ::testing::AssertionResult same_bits(const std::vector<double>& a, const std::vector<double>& b) {
     const auto rep = hpclab::compare_arrays(a, b, hpclab::Tolerance::exact());
     if (rep.ok()) return ::testing::AssertionSuccess();
@@ -71,10 +78,7 @@ TEST(Hidden, BlocksOnOddSizesStayBitwiseEqual) {
         }
         const std::vector<double> interior = gather_block_interior(bc, b);
         if (hpclab::mpi::rank(bc.comm()) == 0) {
-            std::vector<double> want;
-            for (int i = 1; i <= n; ++i)
-                for (int j = 1; j <= n; ++j) want.push_back(serial.at(i, j));
-            EXPECT_TRUE(same_bits(interior, want)) << "n = " << n;
+            EXPECT_TRUE(same_bits(interior, interior_of(serial))) << "n = " << n;
         }
     }
 }
@@ -218,10 +222,7 @@ TEST(Hidden, GpuWideHalosAndBlocksOnAwkwardSizes) {
         download(d, b);
         const std::vector<double> interior = gather_block_interior(bc, b);
         if (hpclab::mpi::rank(bc.comm()) == 0) {
-            std::vector<double> want;
-            for (int i = 1; i <= n; ++i)
-                for (int j = 1; j <= n; ++j) want.push_back(serial.at(i, j));
-            EXPECT_TRUE(same_bits(interior, want)) << "blocks, n = " << n;
+            EXPECT_TRUE(same_bits(interior, interior_of(serial))) << "blocks, n = " << n;
         }
     }
 }

@@ -29,6 +29,15 @@ inline lab11::Strip random_start(lab11::ProblemKind kind, int n, int first = 1, 
     return s;
 }
 
+// The n x n interior of a whole-grid strip, row-major (what
+// gather_block_interior returns).
+inline std::vector<double> interior_of(const lab11::Strip& s) {
+    std::vector<double> out;
+    for (int i = 1; i <= s.n; ++i)
+        for (int j = 1; j <= s.n; ++j) out.push_back(s.at(i, j));
+    return out;
+}
+
 // Bitwise comparison of two grids (same length); names the first differences.
 inline ::testing::AssertionResult same_bits(const std::vector<double>& got, const std::vector<double>& want,
                                             int width) {
