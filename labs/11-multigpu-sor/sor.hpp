@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -138,10 +139,18 @@ struct SolveResult {
     bool converged = false;  // residual <= tol * residual0 reached
 };
 
-// Iterate `method` (omega is ignored by Jacobi and Gauss-Seidel) and test
-// residual <= tol * residual0 after every `check_every` sweeps; stop there or
-// after max_iters sweeps. Throws std::invalid_argument for check_every < 1,
-// max_iters < 0 or tol < 0. A residual0 of zero converges at 0 iterations.
+// The stopping rule every solver here shares (CPU, MPI, GPU): residual0 =
+// residual(); then sweeps(k) for blocks of k = check_every sweeps (fewer for
+// the last block), testing residual() <= tol * residual0 after each block;
+// stop there or after max_iters sweeps. Throws std::invalid_argument for
+// check_every < 1, max_iters < 0 or tol < 0 (or NaN). A residual0 of zero
+// converges at 0 iterations.
+SolveResult iterate_to_tolerance(const std::function<void(long sweeps)>& sweeps,
+                                 const std::function<double()>& residual, double tol, int check_every,
+                                 long max_iters);
+
+// Iterate `method` (omega is ignored by Jacobi and Gauss-Seidel) with the
+// stopping rule of iterate_to_tolerance.
 SolveResult solve(Strip& s, Method method, double omega, double tol, int check_every, long max_iters);
 
 // ---- stage 2: MPI strips with CPU kernels (sor_mpi.cpp) ---------------------
@@ -246,11 +255,18 @@ inline RowRange wide_rows(const StripComm& sc, int depth) {
 // The owned rows of a wide strip, as a plain strip with one halo row each
 // side (for gather_grid and comparisons) (given).
 inline Strip owned_part(const StripComm& sc, const Strip& wide) {
-    Strip s = make_problem(wide.rhs.empty() ? ProblemKind::LaplaceHarmonic : ProblemKind::PoissonSine, sc.n(),
-                           sc.range().first, sc.range().rows);
-    const int skip = sc.range().first - wide.first_row;  // ghost rows above the owned ones
-    for (int li = 0; li < s.rows + 2; ++li)
-        for (int j = 0; j < s.width(); ++j) s.at(li, j) = wide.at(li + skip, j);
+    Strip s;
+    s.n = wide.n;
+    s.first_row = sc.range().first;
+    s.rows = sc.range().rows;
+    const int skip = s.first_row - wide.first_row;  // ghost rows above the owned ones
+    auto owned_rows = [&](const std::vector<double>& from) {
+        if (from.empty()) return std::vector<double>();
+        const auto first = from.begin() + static_cast<std::ptrdiff_t>(wide.index(skip, 0));
+        return std::vector<double>(first, first + static_cast<std::ptrdiff_t>(s.index(s.rows + 2, 0)));
+    };
+    s.u = owned_rows(wide.u);
+    s.rhs = owned_rows(wide.rhs);
     return s;
 }
 

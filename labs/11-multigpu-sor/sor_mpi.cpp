@@ -119,8 +119,8 @@ std::vector<double> gather_grid(const StripComm& sc, const Strip& s) {
 }
 
 SolveResult mpi_solve(const StripComm& sc, Strip& s, double omega, double tol, int check_every, long max_iters) {
-    // TODO(student): solve() for red-black SOR across ranks; the residual reads
-    // halo rows, so exchange before computing it.
+    // TODO(student): iterate_to_tolerance with mpi_red_black_sweep and
+    // mpi_residual_norm; the residual reads halo rows, so exchange first.
     (void)sc;
     (void)s;
     (void)omega;

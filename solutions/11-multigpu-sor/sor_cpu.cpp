@@ -2,6 +2,7 @@
 // the residual norm and the stopping test.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -87,21 +88,37 @@ double residual_norm(const Strip& s) {
     return std::sqrt(total);
 }
 
-SolveResult solve(Strip& s, Method method, double omega, double tol, int check_every, long max_iters) {
+SolveResult iterate_to_tolerance(const std::function<void(long)>& sweeps, const std::function<double()>& residual,
+                                 double tol, int check_every, long max_iters) {
     if (check_every < 1 || max_iters < 0 || !(tol >= 0))
-        throw std::invalid_argument("solve: need check_every >= 1, max_iters >= 0 and tol >= 0");
+        throw std::invalid_argument("solve: need check_every >= 1, max_iters >= 0 and tol >= 0, got " +
+                                    std::to_string(check_every) + ", " + std::to_string(max_iters) + " and " +
+                                    std::to_string(tol));
     SolveResult result;
-    result.residual0 = residual_norm(s);
+    result.residual0 = residual();
     result.residual = result.residual0;
     if (result.residual0 == 0) {
         result.converged = true;
         return result;
     }
-    Strip other;
-    if (method == Method::Jacobi) other = s;  // the second buffer, boundary included
     while (result.iterations < max_iters) {
         const long block = std::min<long>(check_every, max_iters - result.iterations);
-        for (long k = 0; k < block; ++k) {
+        sweeps(block);
+        result.iterations += block;
+        result.residual = residual();
+        if (result.residual <= tol * result.residual0) {
+            result.converged = true;
+            break;
+        }
+    }
+    return result;
+}
+
+SolveResult solve(Strip& s, Method method, double omega, double tol, int check_every, long max_iters) {
+    Strip other;
+    if (method == Method::Jacobi) other = s;  // the second buffer, boundary included
+    auto sweeps = [&](long count) {
+        for (long k = 0; k < count; ++k) {
             switch (method) {
                 case Method::Jacobi:
                     jacobi_sweep(s, other);
@@ -112,14 +129,8 @@ SolveResult solve(Strip& s, Method method, double omega, double tol, int check_e
                 case Method::RedBlackSor: red_black_sweep(s, omega); break;
             }
         }
-        result.iterations += block;
-        result.residual = residual_norm(s);
-        if (result.residual <= tol * result.residual0) {
-            result.converged = true;
-            break;
-        }
-    }
-    return result;
+    };
+    return iterate_to_tolerance(sweeps, [&] { return residual_norm(s); }, tol, check_every, max_iters);
 }
 
 }  // namespace lab11

@@ -164,27 +164,12 @@ double gpu_residual_norm(const DeviceStrip& d, cudaStream_t stream) {
 }
 
 SolveResult gpu_solve(DeviceStrip& d, double omega, double tol, int check_every, long max_iters) {
-    if (check_every < 1 || max_iters < 0 || !(tol >= 0))
-        throw std::invalid_argument("gpu_solve: need check_every >= 1, max_iters >= 0 and tol >= 0");
-    SolveResult result;
-    result.residual0 = gpu_residual_norm(d);
-    result.residual = result.residual0;
-    if (result.residual0 == 0) {
-        result.converged = true;
-        return result;
-    }
-    while (result.iterations < max_iters) {
-        const long block = std::min<long>(check_every, max_iters - result.iterations);
-        // Launches only: the host does not wait until the residual is needed.
-        for (long k = 0; k < block; ++k) gpu_red_black_sweep(d, omega);
-        result.iterations += block;
-        result.residual = gpu_residual_norm(d);
-        if (result.residual <= tol * result.residual0) {
-            result.converged = true;
-            break;
-        }
-    }
-    return result;
+    return iterate_to_tolerance(
+        [&](long sweeps) {
+            // Launches only: the host does not wait until the residual is needed.
+            for (long k = 0; k < sweeps; ++k) gpu_red_black_sweep(d, omega);
+        },
+        [&] { return gpu_residual_norm(d); }, tol, check_every, max_iters);
 }
 
 }  // namespace lab11

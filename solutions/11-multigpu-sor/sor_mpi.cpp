@@ -140,29 +140,15 @@ std::vector<double> gather_grid(const StripComm& sc, const Strip& s) {
 }
 
 SolveResult mpi_solve(const StripComm& sc, Strip& s, double omega, double tol, int check_every, long max_iters) {
-    if (check_every < 1 || max_iters < 0 || !(tol >= 0))
-        throw std::invalid_argument("mpi_solve: need check_every >= 1, max_iters >= 0 and tol >= 0");
-    SolveResult result;
-    // The residual reads halo rows: bring them up to date first.
-    exchange_halos(sc, s);
-    result.residual0 = mpi_residual_norm(sc, s);
-    result.residual = result.residual0;
-    if (result.residual0 == 0) {
-        result.converged = true;
-        return result;
-    }
-    while (result.iterations < max_iters) {
-        const long block = std::min<long>(check_every, max_iters - result.iterations);
-        for (long k = 0; k < block; ++k) mpi_red_black_sweep(sc, s, omega);
-        result.iterations += block;
-        exchange_halos(sc, s);
-        result.residual = mpi_residual_norm(sc, s);  // the same value on every rank
-        if (result.residual <= tol * result.residual0) {
-            result.converged = true;
-            break;
-        }
-    }
-    return result;
+    return iterate_to_tolerance(
+        [&](long sweeps) {
+            for (long k = 0; k < sweeps; ++k) mpi_red_black_sweep(sc, s, omega);
+        },
+        [&] {
+            exchange_halos(sc, s);  // the residual reads the halo rows: bring them up to date
+            return mpi_residual_norm(sc, s);  // the same value on every rank
+        },
+        tol, check_every, max_iters);
 }
 
 namespace {

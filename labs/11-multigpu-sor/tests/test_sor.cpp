@@ -157,6 +157,34 @@ TEST(Cpu, IterationCountsGrowLinearlyForSorAndQuadraticallyForJacobi) {
     EXPECT_GT(sweeps(Method::Jacobi, 32), 10 * sweeps(Method::RedBlackSor, 32));
 }
 
+TEST(Cpu, StoppingRuleRunsBlocksOfCheckEverySweeps) {
+    // A residual that halves with every sweep: r = 2^-done.
+    long done = 0;
+    std::vector<long> blocks;
+    auto sweeps = [&](long k) { blocks.push_back(k); done += k; };
+    auto residual = [&] { return std::ldexp(1.0, static_cast<int>(-done)); };
+    SolveResult r = iterate_to_tolerance(sweeps, residual, 0.0, 3, 10);  // tol 0: never converges
+    EXPECT_EQ(blocks, (std::vector<long>{3, 3, 3, 1}));
+    EXPECT_EQ(r.iterations, 10);
+    EXPECT_FALSE(r.converged);
+    EXPECT_EQ(r.residual0, 1.0);
+    EXPECT_EQ(r.residual, std::ldexp(1.0, -10));
+    done = 0;
+    blocks.clear();
+    r = iterate_to_tolerance(sweeps, residual, std::ldexp(1.0, -5), 2, 100);  // 2^-6 <= 2^-5 after 6 sweeps
+    EXPECT_TRUE(r.converged);
+    EXPECT_EQ(r.iterations, 6);
+    EXPECT_EQ(blocks, (std::vector<long>{2, 2, 2}));
+    blocks.clear();
+    r = iterate_to_tolerance(sweeps, [] { return 0.0; }, 1e-9, 2, 100);
+    EXPECT_TRUE(r.converged);
+    EXPECT_EQ(r.iterations, 0);
+    EXPECT_TRUE(blocks.empty());
+    EXPECT_THROW(iterate_to_tolerance(sweeps, residual, 1e-9, 0, 10), std::invalid_argument);
+    EXPECT_THROW(iterate_to_tolerance(sweeps, residual, 1e-9, 1, -1), std::invalid_argument);
+    EXPECT_THROW(iterate_to_tolerance(sweeps, residual, std::nan(""), 1, 10), std::invalid_argument);
+}
+
 TEST(Cpu, StoppingTestIsCheckedEveryMSweeps) {
     Strip s = make_problem(ProblemKind::PoissonSine, 24);
     const SolveResult r = solve(s, Method::RedBlackSor, omega_opt(24), 1e-9, 7, 100000);
