@@ -47,22 +47,30 @@ def overlay(root, lab, mutant, tmp):
     planted bug applied. A mutant is a patch against the solution
     (mutant.patch, paths a/FILE b/FILE relative to the lab), so it follows
     every change to the solution; one that no longer applies is an error."""
+    return patched_submission(root, lab, os.path.join(mutant, "mutant.patch"),
+                              os.path.join(tmp, os.path.basename(mutant)))
+
+
+def patched_submission(root, lab, patch_file, dest, base="solutions"):
+    """DEST (created): the student files of BASE/LAB (solutions or labs),
+    then PATCH_FILE applied to them when it is not None. Raises StaleMutant
+    when the patch is missing or no longer applies."""
     m = manifest.load(root, lab)
-    d = os.path.join(tmp, os.path.basename(mutant))
-    os.makedirs(d)
+    os.makedirs(dest)
     for f in m["student_files"]:
-        os.makedirs(os.path.dirname(os.path.join(d, f)), exist_ok=True)
-        shutil.copy2(os.path.join(root, "solutions", lab, f), os.path.join(d, f))
-    patch_file = os.path.join(mutant, "mutant.patch")
+        os.makedirs(os.path.dirname(os.path.join(dest, f)), exist_ok=True)
+        shutil.copy2(os.path.join(root, base, lab, f), os.path.join(dest, f))
+    if patch_file is None:
+        return dest
     if not os.path.isfile(patch_file):
-        raise StaleMutant("%s has no mutant.patch" % mutant)
+        raise StaleMutant("%s is missing" % patch_file)
     p = subprocess.run(["patch", "-p1", "--batch", "--forward", "--quiet", "--no-backup-if-mismatch",
-                        "-d", d, "-i", os.path.abspath(patch_file)],
+                        "-d", dest, "-i", os.path.abspath(patch_file)],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     if p.returncode != 0:
-        raise StaleMutant("%s no longer applies to solutions/%s (update the patch): %s" % (
-            patch_file, lab, p.stdout.decode("utf-8", "replace").strip()[:300]))
-    return d
+        raise StaleMutant("%s no longer applies to %s/%s (update the patch): %s" % (
+            patch_file, base, lab, p.stdout.decode("utf-8", "replace").strip()[:300]))
+    return dest
 
 
 def tests_only(data):

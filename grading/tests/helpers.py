@@ -26,11 +26,19 @@ def bwrap_works():
 
 
 def fixture_copy(lab, name, tmp):
-    """Copy a fixture into TMP, writing the repo's real path where the fixture
-    says @REPO_ROOT@ (as an attacker who guessed the path would)."""
+    """The fixture's submission in TMP/NAME: the solution's student files
+    (the starter's for the fixture named "starter") with the fixture's
+    attack.patch applied, when it has one -- the same mechanism as the
+    self-check's mutants, so a fixture follows every change to the solution.
+    Where the fixture says @REPO_ROOT@ the repo's real path is written (as an
+    attacker who guessed the path would)."""
+    from hpcgrade import selfcheck
     src = os.path.join(FIXTURES, lab, name)
-    dst = os.path.join(tmp, name)
-    shutil.copytree(src, dst)
+    if not os.path.isdir(src):
+        raise FileNotFoundError("no fixture %s" % src)
+    patch = os.path.join(src, "attack.patch")
+    dst = selfcheck.patched_submission(ROOT, lab, patch if os.path.exists(patch) else None, os.path.join(tmp, name),
+                                       base="labs" if name == "starter" else "solutions")
     for base, _, files in os.walk(dst):
         for f in files:
             p = os.path.join(base, f)

@@ -1,6 +1,9 @@
 """Grade every fixture of grading/tests/fixtures/01-sorting through the real
 command line and check the score to the point and the words of the report.
 
+Each fixture is its about.txt and an attack.patch against solutions/01-sorting
+(none for "solution"; "starter" is labs/01-sorting as it is), materialized by
+helpers.fixture_copy with the self-check's patch mechanism.
 Most hostile fixtures are the solution with one attack planted at the top of
 seconds_per_n_log2_n, which exactly three rubric tests call (ATTACKED, 4
 points): an honest rest earns everything else, so each assertion checks both

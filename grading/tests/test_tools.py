@@ -116,9 +116,8 @@ class MiniTree(unittest.TestCase):
 
     def test_all_labs_submission_dir(self):
         work = os.path.join(self.tmp, "subs")
-        os.makedirs(os.path.join(work, "01-sorting"))
-        for f in ("sorting.cpp", "merge_sort.hpp"):
-            shutil.copy2(os.path.join(helpers.FIXTURES, LAB, "wrong", f), os.path.join(work, "01-sorting"))
+        os.makedirs(work)
+        os.rename(helpers.fixture_copy(LAB, "wrong", work), os.path.join(work, "01-sorting"))
         code, out = run([os.path.join(self.tree, "grading", "grade"), "--all", "--submission", work, "--no-perf",
                          "--quiet", "--out", os.path.join(work, "r.json")], work)
         self.assertEqual(code, 0, out)

@@ -522,6 +522,15 @@ class MutantPatchTest(unittest.TestCase):
                                != open(os.path.join(root, "solutions", lab, f), "rb").read()]
                     self.assertTrue(changed, "%s changes nothing" % m)
 
+    def test_every_fixture_applies_and_plants_something(self):
+        for name in sorted(os.listdir(helpers.FIXTURES + "/01-sorting")):
+            with tempfile.TemporaryDirectory() as tmp:
+                d = helpers.fixture_copy("01-sorting", name, tmp)
+                base = os.path.join(ROOT, "labs" if name == "starter" else "solutions", "01-sorting")
+                changed = [f for f in ("sorting.cpp", "merge_sort.hpp")
+                           if open(os.path.join(d, f), "rb").read() != open(os.path.join(base, f), "rb").read()]
+                self.assertEqual(bool(changed), name not in ("solution", "starter"), name)
+
     def test_a_stale_patch_is_an_error(self):
         from hpcgrade import selfcheck
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
