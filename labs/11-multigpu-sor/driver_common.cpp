@@ -39,7 +39,11 @@ int to_grid_size(std::size_t n) {
     return static_cast<int>(n);
 }
 
-int sweeps_of(const Options& o) { return static_cast<int>(std::max<std::size_t>(1, o.sweeps)); }
+int sweeps_of(const Options& o) {
+    if (o.sweeps < 1 || o.sweeps > 1000000)
+        throw std::invalid_argument("--sweeps must be between 1 and 10^6, got " + std::to_string(o.sweeps));
+    return static_cast<int>(o.sweeps);
+}
 
 std::vector<Layout> layouts_of(const Options& o) {
     std::vector<Layout> out;

@@ -291,6 +291,7 @@ int run_strips(const Options& o) {
     Context c{o, o.n ? to_grid_size(o.n) : (gpu ? 4096 : 512), sweeps_of(o), 0.0, {}, {}, {}};
     c.omega = omega_opt(c.n);
     const int p = hpclab::mpi::size();
+    strip_rows(c.n, p, 0);  // a grid too small for the ranks: refused before any output
     require_strip_memory(c.n, c.n / p + 1, 6, "this rank's strip, block and copies");
     if (c.n <= kCheckLimit && is_root()) c.start = make_problem(ProblemKind::PoissonSine, c.n);
     if (!o.common.json)

@@ -150,6 +150,7 @@ int main(int argc, char** argv) {
         const int code = hpclab::cli::parse(app, argc, argv);
         if (code >= 0) return code;
         if (app.count("--n") && o.n == 0) throw std::invalid_argument("--n must be at least 1");
+        if (o.sweeps == 0) throw std::invalid_argument("--sweeps must be at least 1");
         // Every rank parses the same arguments, so bad input fails on all of
         // them before MPI starts; later errors are raised on every rank alike.
         hpclab::mpi::Environment env(&argc, &argv);
