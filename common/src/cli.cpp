@@ -51,27 +51,35 @@ void add_common(CLI::App& app, CommonOptions& o) {
         ->capture_default_str();
 }
 
-CLI::Option* add_count(CLI::App& app, const std::string& name, std::size_t& target,
-                       const std::string& description) {
-    auto* opt = app.add_option_function<std::string>(
-        name, [&target](const std::string& s) { target = parse_count(s); }, description);
-    opt->default_str(std::to_string(target));
-    // Validate at parse time so the error names the option.
-    opt->check(CLI::Validator(
-        [](std::string& s) -> std::string {
+namespace {
+// Validate at parse time, so the error names the option: a count, and at
+// least `min` (a size of 0 usually leaves nothing to time or check).
+CLI::Validator count_at_least(std::size_t min) {
+    return CLI::Validator(
+        [min](std::string& s) -> std::string {
             try {
-                parse_count(s);
+                const std::size_t value = parse_count(s);
+                if (value < min) return "must be at least " + std::to_string(min) + ", got " + s;
                 return {};
             } catch (const std::exception& e) {
                 return e.what();
             }
         },
-        "COUNT"));
+        "COUNT");
+}
+}  // namespace
+
+CLI::Option* add_count(CLI::App& app, const std::string& name, std::size_t& target, const std::string& description,
+                       std::size_t min) {
+    auto* opt = app.add_option_function<std::string>(
+        name, [&target](const std::string& s) { target = parse_count(s); }, description);
+    opt->default_str(std::to_string(target));
+    opt->check(count_at_least(min));
     return opt;
 }
 
 CLI::Option* add_counts(CLI::App& app, const std::string& name, std::vector<std::size_t>& target,
-                        const std::string& description) {
+                        const std::string& description, std::size_t min) {
     auto* opt = app.add_option_function<std::vector<std::string>>(
         name,
         [&target](const std::vector<std::string>& v) {
@@ -79,16 +87,7 @@ CLI::Option* add_counts(CLI::App& app, const std::string& name, std::vector<std:
             for (const auto& s : v) target.push_back(parse_count(s));
         },
         description);
-    opt->check(CLI::Validator(
-        [](std::string& s) -> std::string {
-            try {
-                parse_count(s);
-                return {};
-            } catch (const std::exception& e) {
-                return e.what();
-            }
-        },
-        "COUNT"));
+    opt->check(count_at_least(min));
     return opt;
 }
 

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "hpclab/cli.hpp"
 
@@ -78,4 +80,34 @@ TEST(RunMain, UnavailableBecomesExit77) {
     const std::string err = testing::internal::GetCapturedStderr();
     EXPECT_EQ(code, hpclab::cli::kExitUnavailable);
     EXPECT_EQ(err, "prog: error: needs a GPU: none\n");
+}
+
+TEST(Parse, CountsBelowTheMinimumAreUsageErrors) {
+    for (const char* ok : {"1", "7", "1e3"}) {
+        std::size_t n = 0;
+        std::vector<std::size_t> sizes;
+        CLI::App app("test", "prog");
+        hpclab::cli::add_count(app, "--n", n, "size", 1);
+        hpclab::cli::add_counts(app, "--sizes", sizes, "sizes", 2);
+        std::vector<std::string> args = {"prog", "--n", ok, "--sizes", "2", "1e3"};
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        EXPECT_EQ(hpclab::cli::parse(app, static_cast<int>(argv.size()), argv.data()), -1) << ok;
+        EXPECT_EQ(sizes, (std::vector<std::size_t>{2, 1000}));
+    }
+    for (std::vector<std::string> args : {std::vector<std::string>{"prog", "--n", "0"},
+                                          std::vector<std::string>{"prog", "--sizes", "5", "1"}}) {
+        std::size_t n = 3;
+        std::vector<std::size_t> sizes;
+        CLI::App app("test", "prog");
+        hpclab::cli::add_count(app, "--n", n, "size", 1);
+        hpclab::cli::add_counts(app, "--sizes", sizes, "sizes", 2);
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        testing::internal::CaptureStderr();
+        EXPECT_EQ(hpclab::cli::parse(app, static_cast<int>(argv.size()), argv.data()), 2) << args[1];
+        const std::string err = testing::internal::GetCapturedStderr();
+        EXPECT_NE(err.find("must be at least"), std::string::npos) << err;
+        EXPECT_NE(err.find(args[1]), std::string::npos) << err;
+    }
 }

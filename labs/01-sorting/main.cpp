@@ -136,12 +136,12 @@ int main(int argc, char** argv) {
         CLI::App app("Lab 01: qsort, std::sort and merge sort, timed against std::sort.\n"
                      "With no arguments: every algorithm on 10^6 random doubles.",
                      "01-sorting");
-        hpclab::cli::add_count(app, "--n", o.n, "number of doubles to sort");
+        hpclab::cli::add_count(app, "--n", o.n, "number of doubles to sort", 1);
         app.add_option("--algo", o.algo, "algorithm (std::sort always runs as the anchor)")
             ->check(CLI::IsMember({"all", "qsort", "functor", "lambda", "merge"}))
             ->capture_default_str();
         app.add_flag("--sweep", o.sweep, "time a sweep of sizes (see --sizes) and print a table");
-        hpclab::cli::add_counts(app, "--sizes", o.sizes, "sizes for --sweep (default 1e5 1e6 1e7)");
+        hpclab::cli::add_counts(app, "--sizes", o.sizes, "sizes for --sweep (default 1e5 1e6 1e7)", 1);
         hpclab::cli::add_common(app, o.common);
         const int code = hpclab::cli::parse(app, argc, argv);
         if (code >= 0) return code;

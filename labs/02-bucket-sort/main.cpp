@@ -308,7 +308,7 @@ int main(int argc, char** argv) {
                  "Run under mpirun -np P (alone it runs as P = 1). With no arguments:\n"
                  "both versions on 10^6 random doubles, checked, with the lecture's model.",
                  kProgram);
-    hpclab::cli::add_count(app, "--n", o.n, "how many numbers in [0,1) to sort (at most 2^31 - 1)");
+    hpclab::cli::add_count(app, "--n", o.n, "how many numbers in [0,1) to sort (at most 2^31 - 1)", 1);
     app.add_option("--algo", o.algo, "root (root distributes), fanout (exercise 1) or both")
         ->check(CLI::IsMember({"root", "fanout", "both"}))
         ->capture_default_str();

@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
                      "against std::sort on one thread. With no arguments: every algorithm on\n"
                      "2*10^6 random doubles with every hardware thread.",
                      "03-parallel-quicksort");
-        hpclab::cli::add_count(app, "--n", o.n, "number of doubles to sort");
+        hpclab::cli::add_count(app, "--n", o.n, "number of doubles to sort", 1);
         std::vector<std::string> names = {"all"};
         for (const auto& a : kAlgorithms) names.push_back(a.name);
         app.add_option("--algo", o.algo, "algorithm (std::sort always runs as the anchor)")
@@ -157,11 +157,10 @@ int main(int argc, char** argv) {
         app.add_flag("--sweep", o.sweep, "run every thread count 1..--max-threads");
         app.add_option("--max-threads", o.max_threads, "largest thread count of --sweep (default: all)")
             ->check(CLI::Range(1, 1024));
-        hpclab::cli::add_count(app, "--cutoff", o.cutoff, "ranges up to this size are sorted serially");
+        hpclab::cli::add_count(app, "--cutoff", o.cutoff, "ranges up to this size are sorted serially", 1);
         hpclab::cli::add_common(app, o.common);
         const int code = hpclab::cli::parse(app, argc, argv);
         if (code >= 0) return code;
-        if (o.cutoff < 1) throw std::invalid_argument("--cutoff must be at least 1");
         return run(o);
     });
 }

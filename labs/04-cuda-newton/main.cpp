@@ -282,7 +282,7 @@ int main(int argc, char** argv) {
                      "against the same iteration on all host cores (OpenMP). With no arguments: 10^6+1 roots,\n"
                      "the k = 5, 8, 20 convergence study and a degree-8 polynomial.",
                      "04-cuda-newton");
-        hpclab::cli::add_count(app, "--n", o.n, "how many square roots");
+        hpclab::cli::add_count(app, "--n", o.n, "how many square roots", 1);
         app.add_option("--block", o.block, "threads per block (the device refuses more than 1024)")
             ->capture_default_str();
         app.add_option("--device", o.device, "CUDA device number")->check(CLI::NonNegativeNumber)->capture_default_str();
@@ -297,7 +297,7 @@ int main(int argc, char** argv) {
         app.add_option("--degree", o.degree, "degree of the random polynomial (0: skip stage 4)")
             ->check(CLI::Range(0, 1000))
             ->capture_default_str();
-        hpclab::cli::add_count(app, "--trials", o.trials, "random starting points for the polynomial");
+        hpclab::cli::add_count(app, "--trials", o.trials, "random starting points for the polynomial", 1);
         hpclab::cli::add_common(app, o.common);
         const int code = hpclab::cli::parse(app, argc, argv);
         if (code >= 0) return code;

@@ -269,11 +269,11 @@ int main(int argc, char** argv) {
                      "C = A B with A n x m and B m x p, row-major. With no arguments: every kernel at 1024^3,\n"
                      "float and double.",
                      "05-matmul");
-        hpclab::cli::add_count(app, "--n", o.n, "rows of A and C");
-        hpclab::cli::add_count(app, "--m", o.m, "columns of A, rows of B");
-        hpclab::cli::add_count(app, "--p", o.p, "columns of B and C");
+        hpclab::cli::add_count(app, "--n", o.n, "rows of A and C", 1);
+        hpclab::cli::add_count(app, "--m", o.m, "columns of A, rows of B", 1);
+        hpclab::cli::add_count(app, "--p", o.p, "columns of B and C", 1);
         app.add_flag("--sweep", o.sweep, "square sizes from --sizes instead of n, m, p");
-        hpclab::cli::add_counts(app, "--sizes", o.sizes, "sizes for --sweep (default 512 1024 2048 4096 8192)");
+        hpclab::cli::add_counts(app, "--sizes", o.sizes, "sizes for --sweep (default 512 1024 2048 4096 8192)", 1);
         app.add_option("--type", o.type, "precision")
             ->check(CLI::IsMember({"float", "double", "both"}))
             ->capture_default_str();

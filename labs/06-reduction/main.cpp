@@ -220,7 +220,7 @@ int main(int argc, char** argv) {
         CLI::App app("Lab 06: parallel reduction kernels, timed against CUB and a device copy.\n"
                      "With no arguments: every kernel on 2^24 floats and doubles, and pi at n = 10^6.",
                      "06-reduction");
-        hpclab::cli::add_count(app, "--n", o.n, "number of elements to sum");
+        hpclab::cli::add_count(app, "--n", o.n, "number of elements to sum", 1);
         app.add_option("--type", o.type, "element type")
             ->check(CLI::IsMember({"float", "double", "both"}))
             ->capture_default_str();
@@ -240,11 +240,10 @@ int main(int argc, char** argv) {
                 "BLOCK"))
             ->capture_default_str();
         app.add_flag("--pi", o.pi, "tabulate pi by the trapezoid rule for n = 10, 100, ..., --pi-max");
-        hpclab::cli::add_count(app, "--pi-max", o.pi_max, "largest n of the --pi table");
+        hpclab::cli::add_count(app, "--pi-max", o.pi_max, "largest n of the --pi table", 10);
         hpclab::cli::add_common(app, o.common);
         const int code = hpclab::cli::parse(app, argc, argv);
         if (code >= 0) return code;
-        if (o.n == 0) throw std::invalid_argument("--n must be at least 1 (an empty sum has nothing to time)");
         return run(o);
     });
 }

@@ -257,15 +257,14 @@ int main(int argc, char** argv) {
         app.add_option("--stage", o.stage, "which stage to run")
             ->check(CLI::IsMember({"all", "copy", "transpose", "powers"}))
             ->capture_default_str();
-        hpclab::cli::add_count(app, "--n", o.n, "stage 1: floats to copy");
-        hpclab::cli::add_count(app, "--size", o.size, "stages 2-3: the matrix is size x size floats");
+        hpclab::cli::add_count(app, "--n", o.n, "stage 1: floats to copy", 1);
+        hpclab::cli::add_count(app, "--size", o.size, "stages 2-3: the matrix is size x size floats", 1);
         hpclab::cli::add_count(app, "--rows", o.rows, "stage 2: rows of a rectangular matrix (with --cols)");
         hpclab::cli::add_count(app, "--cols", o.cols, "stage 2: columns of a rectangular matrix (with --rows)");
-        hpclab::cli::add_count(app, "--inputs", o.inputs, "stage 4: number of inputs x (32 powers each)");
+        hpclab::cli::add_count(app, "--inputs", o.inputs, "stage 4: number of inputs x (32 powers each)", 1);
         hpclab::cli::add_common(app, o.common);
         const int code = hpclab::cli::parse(app, argc, argv);
         if (code >= 0) return code;
-        if (o.n == 0 || o.size == 0 || o.inputs == 0) throw std::invalid_argument("sizes must be at least 1");
         if ((o.rows == 0) != (o.cols == 0)) throw std::invalid_argument("--rows and --cols go together");
         if ((o.rows ? o.rows : o.size) > 2000000) throw std::invalid_argument("at most 2000000 rows (the grid's y limit)");
         return run(o);

@@ -127,8 +127,8 @@ int main(int argc, char** argv) {
                        "scaling | pingpong")
             ->check(CLI::IsMember({"demo", "gpu", "strips", "scaling", "pingpong"}))
             ->capture_default_str();
-        hpclab::cli::add_count(app, "--n", o.n, "interior points per side (default depends on the mode)");
-        hpclab::cli::add_count(app, "--sweeps", o.sweeps, "red-black sweeps per timed run");
+        hpclab::cli::add_count(app, "--n", o.n, "interior points per side (default depends on the mode)", 1);
+        hpclab::cli::add_count(app, "--sweeps", o.sweeps, "red-black sweeps per timed run", 1);
         app.add_option("--layout", o.layout, "natural | separated | both")
             ->check(CLI::IsMember({"natural", "separated", "both"}))
             ->capture_default_str();
@@ -149,8 +149,6 @@ int main(int argc, char** argv) {
         hpclab::cli::add_common(app, o.common);
         const int code = hpclab::cli::parse(app, argc, argv);
         if (code >= 0) return code;
-        if (app.count("--n") && o.n == 0) throw std::invalid_argument("--n must be at least 1");
-        if (o.sweeps == 0) throw std::invalid_argument("--sweeps must be at least 1");
         // Every rank parses the same arguments, so bad input fails on all of
         // them before MPI starts; later errors are raised on every rank alike.
         hpclab::mpi::Environment env(&argc, &argv);

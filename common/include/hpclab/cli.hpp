@@ -37,12 +37,13 @@ void add_common(CLI::App& app, CommonOptions& options);
 // fractional, a word, too large).
 std::size_t parse_count(const std::string& text);
 
-// Add an option that takes a count through parse_count.
+// Add an option that takes a count through parse_count; a value below `min`
+// is a usage error naming the option ("--n: must be at least 1, got 0").
 CLI::Option* add_count(CLI::App& app, const std::string& name, std::size_t& target,
-                       const std::string& description);
+                       const std::string& description, std::size_t min = 0);
 // Same, for a list of counts ("--sizes 1e5 1e6 1e7").
 CLI::Option* add_counts(CLI::App& app, const std::string& name, std::vector<std::size_t>& target,
-                        const std::string& description);
+                        const std::string& description, std::size_t min = 0);
 
 // Parse; returns -1 when the program should go on, else the exit code to
 // return now (0 after --help, 2 after a usage error, which is printed as one
