@@ -502,6 +502,11 @@ def parse_args(argv):
     if a.jobs is not None and a.jobs < 1 or a.test_timeout <= 0 or a.time_limit <= 0 or a.memory <= 0 \
             or a.rounds < 1:
         p.error("--jobs, --test-timeout, --time-limit, --memory and --rounds must be positive")
+    # Find out now, not after a grade of many minutes, that the results
+    # cannot be written there.
+    why = report.unwritable(a.out)
+    if why:
+        p.error("cannot write the results to %s: %s" % (a.out, why))
     return a
 
 

@@ -33,6 +33,22 @@ def results(items, output_lines, execution_time, extra):
     return data
 
 
+def unwritable(path):
+    """Why results cannot be written to PATH (its directory is created if
+    missing), or "" when they can: the same steps write_atomic takes."""
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    if os.path.isdir(path):
+        return "it is a directory"
+    try:
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".results-", suffix=".json", dir=directory)
+        os.close(fd)
+        os.remove(tmp)
+    except OSError as e:
+        return e.strerror or str(e)
+    return ""
+
+
 def write_atomic(path, data):
     """Write JSON to a temporary file next to PATH, then rename it over PATH."""
     path = os.path.abspath(path)

@@ -58,7 +58,10 @@ class UsageErrors(unittest.TestCase):
             for args, words in ((["99", "--solution"], "unknown lab '99'"),
                                 (["01", "--submission", "/nonexistent/dir"], "submission directory not found"),
                                 (["01"], "one of the arguments"),
-                                (["--solution"], "give one LAB or --all")):
+                                (["--solution"], "give one LAB or --all"),
+                                (["01", "--solution", "--out", tmp], "cannot write the results"),
+                                (["01", "--solution", "--out", "/proc/no/results.json"],
+                                 "cannot write the results")):
                 code, out = run([grade] + args, tmp)
                 self.assertEqual(code, 2, out)
                 self.assertIn(words, out)
