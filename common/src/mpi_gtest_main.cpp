@@ -3,6 +3,7 @@
 // any test failed on any rank, so one rank's failure cannot hide.
 #include <gtest/gtest.h>
 
+#include "hpclab/judged.hpp"
 #include "hpclab/mpi.hpp"
 
 namespace {
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
         delete listeners.Release(listeners.default_xml_generator());
     }
     listeners.Append(new AllRanksAgree);
+    hpclab::judged::install_listener();
     const int local = RUN_ALL_TESTS();
     int global = 0;
     MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

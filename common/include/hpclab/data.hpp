@@ -14,8 +14,16 @@
 
 namespace hpclab {
 
+// The grade-time seed: HPCLAB_SEED from the environment (0 when unset). The
+// grader draws it at random for every grade and passes it to the recording
+// and the judging run of the tests (see judged.hpp), so that test data is
+// the same in both runs and unknown to a submission before it runs.
+std::uint64_t grade_seed();
+
 // SplitMix64 seeds xoshiro256**; both are public-domain generators by
-// Vigna (and Blackman) with fully specified integer arithmetic.
+// Vigna (and Blackman) with fully specified integer arithmetic. Every seed
+// is combined with grade_seed() (xor), so a test's "seed 7" names different
+// data in every grade, and the published reference outputs with none set.
 class Rng {
 public:
     explicit Rng(std::uint64_t seed);

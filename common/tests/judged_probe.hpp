@@ -1,0 +1,35 @@
+// Interface of the judged-call probe (see judged_probe_student.cpp).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "hpclab/judged.hpp"
+
+namespace probe {
+
+int twice(int x);
+void fill_squares(std::vector<double>& v);
+void negate(double* p, std::size_t n);
+double must_be_positive(double x);
+void todo();
+
+struct Summary {
+    std::size_t count = 0;
+    double total = 0;
+    std::string name;
+};
+Summary summarize(const std::vector<double>& v);
+
+}  // namespace probe
+
+template <>
+struct hpclab::judged::Codec<probe::Summary> {
+    static void encode(Writer& w, const probe::Summary& s) { put(w, s.count, s.total, s.name); }
+    static probe::Summary decode(Reader& r) {
+        probe::Summary s;
+        get(r, s.count, s.total, s.name);
+        return s;
+    }
+};
