@@ -1,69 +1,44 @@
-"""Run one untrusted command: in bubblewrap when it works, always under
-resource limits, a wall-time limit and an output cap.
+"""Run one untrusted command in a sandbox that holds, under limits.
 
-Layers, outermost first:
-  grader  -> bwrap (new pid/net/ipc namespaces, system read-only, only the
-             paths the caller names are bound, private /tmp; the repo itself is
-             never bound, so solutions/ and grading/hidden/ do not exist inside)
-          -> monitor (a few lines of Python passed with -c, so no file the
-             submission could edit; it sets the rlimits, runs the command and
-             reports exactly how it ended on a pipe only it holds)
-          -> the command.
-Without bubblewrap the monitor still runs, in a new session whose process
-group is killed when the command ends or times out.
+The submission never runs as root and never shares anything with the
+grader but the paths a run names:
+
+  grader (may be root; it is the monitor: it holds the clock, the output
+  pipe and the exit status, in a pid namespace the command cannot see)
+    -> [drops to an unprivileged uid, HPCGRADE_SANDBOX_UID or 65534, when
+        the grader is root; sets the rlimits]
+    -> bwrap: its own user, pid, network, IPC and UTS namespaces; no
+       capabilities; no_new_privs; the seccomp filter of seccomp.py; the
+       system directories read-only; a fresh tmpfs for /tmp, /dev/shm and
+       HOME on every run; of the grader's files only the paths the caller
+       names (read-only unless listed as writable); the repository itself is
+       never mounted, so solutions/ and grading/hidden/ do not exist inside
+    -> the command.
+
+Where unprivileged user namespaces are refused (AppArmor on Ubuntu 24.04,
+say) and the grader is root, bwrap runs privileged and `setpriv` drops to
+the unprivileged uid inside, before the command ("privileged bwrap" in the
+report). Without bubblewrap the command still runs as the unprivileged uid
+(when the grader is root), with no_new_privs, the seccomp filter and the
+limits, in a new session that is killed as a group ("resource limits only").
 """
-import json
+import ctypes
 import os
-import selectors
 import shutil
 import signal
 import subprocess
-import sys
+import tempfile
 import time
-from dataclasses import dataclass, field
-from typing import List, Optional
+from dataclasses import dataclass
+from typing import Optional
+
+from . import seccomp
 
 GiB = 1 << 30
 MiB = 1 << 20
 OUTPUT_CAP = 1 * MiB
-
-# The monitor: forks the command with the limits applied and writes one JSON
-# line on its status pipe when the command ends. It makes itself non-dumpable
-# so the command (same uid) cannot open /proc/<monitor>/fd/N and write a
-# status line of its own.
-MONITOR_SRC = r"""
-import ctypes, json, os, resource, sys
-try:
-    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4, value 0
-except Exception:
-    pass
-fd = int(sys.argv[1]); limits = json.loads(sys.argv[2]); argv = sys.argv[3:]
-pid = os.fork()
-if pid == 0:
-    os.close(fd)
-    for name, value in limits.items():
-        try:
-            resource.setrlimit(getattr(resource, name), (value, value))
-        except (ValueError, OSError):
-            pass
-    try:
-        os.execvp(argv[0], argv)
-    except OSError as e:
-        os.write(2, ("cannot run %s: %s\n" % (argv[0], e.strerror)).encode())
-        os._exit(127)
-while True:
-    try:
-        _, status, usage = os.wait4(pid, 0)
-        break
-    except InterruptedError:
-        continue
-if os.WIFSIGNALED(status):
-    msg = {"signal": os.WTERMSIG(status)}
-else:
-    msg = {"exit": os.WEXITSTATUS(status)}
-msg["cpu"] = usage.ru_utime + usage.ru_stime
-os.write(fd, (json.dumps(msg) + "\n").encode())
-"""
+SANDBOX_HOME = "/home/sandbox"
+DEFAULT_UID = 65534
 
 
 @dataclass
@@ -76,14 +51,14 @@ class Limits:
     cpu_s: int = 120
     data_bytes: int = 4 * GiB
     fsize_bytes: int = 256 * MiB
-    # Per user and ignored for root; the pid namespace (all processes die with
-    # the sandbox's init) and the process-group kill are what bound children.
+    # Per uid: counts every process of the sandbox uid on the host.
     nproc: int = 4096
 
     def rlimits(self):
-        return {"RLIMIT_CPU": int(self.cpu_s), "RLIMIT_DATA": int(self.data_bytes),
-                "RLIMIT_FSIZE": int(self.fsize_bytes), "RLIMIT_NPROC": int(self.nproc),
-                "RLIMIT_CORE": 0}
+        import resource
+        return {resource.RLIMIT_CPU: int(self.cpu_s), resource.RLIMIT_DATA: int(self.data_bytes),
+                resource.RLIMIT_FSIZE: int(self.fsize_bytes), resource.RLIMIT_NPROC: int(self.nproc),
+                resource.RLIMIT_CORE: 0}
 
 
 @dataclass
@@ -92,11 +67,11 @@ class Outcome:
     exit_code: Optional[int] = None      # set when it exited
     signal: Optional[int] = None         # set when a signal killed it
     timed_out: bool = False
-    monitor_lost: bool = False           # no status: the monitor was killed
+    monitor_lost: bool = False           # it could not be started
     output: str = ""
     truncated_bytes: int = 0
     wall_s: float = 0.0
-    cpu_s: Optional[float] = None        # user + system time of the command (kernel's count)
+    cpu_s: Optional[float] = None        # user + system time of everything it started and reaped
     limit_s: float = 0.0
 
     @property
@@ -108,8 +83,7 @@ class Outcome:
         if self.timed_out:
             return "timed out after %g s" % round(self.limit_s, 1)
         if self.monitor_lost:
-            return ("killed the grader's monitor process (its parent), so how it ended is "
-                    "unknown; the result cannot be trusted")
+            return "could not be started (%s)" % self.output.strip()[:200]
         if self.signal is not None:
             return describe_signal(self.signal)
         return "exited with code %s" % self.exit_code
@@ -129,6 +103,7 @@ def describe_signal(sig):
         "SIGKILL": "killed, e.g. for using too much memory",
         "SIGXCPU": "it used up its CPU-time limit",
         "SIGXFSZ": "it wrote a file larger than the file-size limit",
+        "SIGSYS": "a system call the sandbox forbids",
     }.get(name)
     return "crashed with %s (%s)" % (name, plain) if plain else "was killed by %s" % name
 
@@ -178,15 +153,67 @@ def toolchain_dirs(hide=()):
     return found
 
 
+def readable_by_others(path):
+    """Whether an unprivileged uid can reach PATH (every directory on the way
+    searchable by others, PATH itself readable): a toolchain under /root is
+    not, and bwrap running as that uid could not mount it."""
+    import stat
+    path = os.path.realpath(path)
+    parts = path.split("/")
+    for i in range(1, len(parts) + 1):
+        p = "/".join(parts[:i]) or "/"
+        try:
+            mode = os.stat(p).st_mode
+        except OSError:
+            return False
+        if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH:
+            return False
+    return bool(os.stat(path).st_mode & stat.S_IROTH)
+
+
+def sandbox_uid():
+    """The unprivileged uid (and gid) sandboxed commands run as, or None to
+    keep the grader's own (when the grader is not root)."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        return int(os.environ.get("HPCGRADE_SANDBOX_UID", DEFAULT_UID))
+    except ValueError:
+        return DEFAULT_UID
+
+
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _install_seccomp_here(program):
+    """In the child before exec (fallback without bwrap)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+    if program:
+        buf = ctypes.create_string_buffer(program, len(program))
+        prog = _SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
+        if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP)")
+
+
 class Sandbox:
-    """Decides once whether bubblewrap works and builds command lines."""
+    """Decides once how commands are confined here and runs them."""
 
     def __init__(self, use_bwrap=True, hide=()):
         # HIDE: paths to cover with an empty tmpfs should they lie inside a
         # system directory that is mounted (e.g. a repo under /opt).
         self.hide = [os.path.realpath(h) for h in hide]
+        self.uid = sandbox_uid()
         self.bwrap = shutil.which("bwrap") if use_bwrap else None
+        self.setpriv = shutil.which("setpriv")
+        self.privileged = False  # bwrap as root, setpriv inside
         self.reason = ""
+        self._scratch = None
         if os.environ.get("HPCGRADE_NO_BWRAP"):
             self.bwrap, self.reason = None, "disabled by HPCGRADE_NO_BWRAP"
         elif not use_bwrap:
@@ -197,28 +224,71 @@ class Sandbox:
             self._probe()
 
     def _probe(self):
+        why = self._try()
+        if why and self.uid is not None and self.setpriv:
+            self.privileged = True
+            why2 = self._try()
+            if not why2:
+                return
+            why = "%s; privileged bwrap: %s" % (why, why2)
+            self.privileged = False
+        if why:
+            self.reason, self.bwrap = why[:300], None
+
+    def _try(self):
         try:
-            p = subprocess.run(self._bwrap_prefix([], [], "/") + ["true"], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=30)
-            if p.returncode != 0:
-                text = p.stdout.decode("utf-8", "replace").strip().splitlines()
-                self.reason = (text[-1] if text else "exit code %d" % p.returncode)[:200]
-                self.bwrap = None
-        except (OSError, subprocess.TimeoutExpired) as e:
-            self.reason, self.bwrap = str(e)[:200], None
+            o = self.execute(["true"], Limits(wall_s=30))
+        except OSError as e:
+            return str(e)
+        if o.ok:
+            return ""
+        text = o.output.strip().splitlines()
+        return text[-1] if text else o.describe()
 
     @property
     def active(self):
         return self.bwrap is not None
 
     def describe(self):
+        who = "uid %d" % self.uid if self.uid is not None else "the grader's own uid"
+        filt = "seccomp" if seccomp.supported() else "no seccomp filter on %s" % os.uname().machine
         if self.active:
-            return "sandbox: bubblewrap (no network, own pid namespace, system read-only, repo not mounted)"
-        return "sandbox: bubblewrap unavailable (%s); resource limits only" % self.reason
+            how = "privileged bwrap, then setpriv to %s" % who if self.privileged else \
+                "%s in its own user namespace" % who
+            return ("sandbox: bubblewrap (%s, no capabilities, no_new_privs, %s, no network, own pid "
+                    "namespace, system read-only, fresh HOME and /tmp, repo not mounted)" % (how, filt))
+        return "sandbox: bubblewrap unavailable (%s); resource limits only, as %s, %s" % (self.reason, who, filt)
 
-    def _bwrap_prefix(self, ro, rw, cwd):
-        cmd = [self.bwrap, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-               "--die-with-parent", "--new-session"]
+    def own(self, path):
+        """Make PATH (recursively) writable by the sandbox uid."""
+        if self.uid is None:
+            return
+        for base, dirs, files in os.walk(path):
+            os.lchown(base, self.uid, self.uid)
+            for name in dirs + files:
+                os.lchown(os.path.join(base, name), self.uid, self.uid)
+
+    def scratch(self):
+        """A directory for fallback HOMEs (bwrap gives each run a tmpfs)."""
+        if self._scratch is None:
+            self._scratch = tempfile.mkdtemp(prefix="hpcgrade-home-")
+            os.chmod(self._scratch, 0o755)
+        return self._scratch
+
+    def _bwrap_argv(self, ro, rw, cwd, seccomp_fd):
+        cmd = [self.bwrap]
+        if not self.privileged:
+            cmd += ["--unshare-user"]
+            if self.uid is not None:
+                cmd += ["--uid", str(self.uid), "--gid", str(self.uid)]
+        cmd += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
+                "--new-session"]
+        if not self.privileged:
+            # (Privileged: setpriv needs CAP_SETUID to drop to the uid; the
+            # change of uid then clears every capability.)
+            cmd += ["--cap-drop", "ALL"]
+        if seccomp_fd is not None:
+            cmd += ["--seccomp", str(seccomp_fd)]
         for d in ("/usr", "/etc", "/opt"):
             if os.path.isdir(d) and not os.path.islink(d):
                 cmd += ["--ro-bind", d, d]
@@ -228,11 +298,13 @@ class Sandbox:
             elif os.path.isdir(d):
                 cmd += ["--ro-bind", d, d]
         for d in toolchain_dirs(self.hide):
-            cmd += ["--ro-bind", d, d]
+            if self.uid is None or self.privileged or readable_by_others(d):
+                cmd += ["--ro-bind", d, d]
         for h in self.hide:
             if h.startswith(("/usr/", "/etc/", "/opt/")) and os.path.isdir(h):
                 cmd += ["--tmpfs", h]
-        cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
+        cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm",
+                "--tmpfs", SANDBOX_HOME]
         if os.path.isdir("/sys"):
             cmd += ["--ro-bind", "/sys", "/sys"]
         # GPU device nodes, when present (CUDA needs them; --dev has none).
@@ -243,125 +315,194 @@ class Sandbox:
             cmd += ["--ro-bind", p, p]
         for p in rw:
             cmd += ["--bind", p, p]
-        cmd += ["--chdir", cwd]
+        cmd += ["--chdir", cwd, "--"]
+        if self.privileged:
+            cmd += [self.setpriv, "--reuid", str(self.uid), "--regid", str(self.uid), "--clear-groups",
+                    "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
         return cmd
 
-    def command(self, argv, status_fd, limits, ro=(), rw=(), cwd="/"):
-        """The full argument list: [bwrap ...] python3 -c MONITOR fd limits argv."""
-        monitor = [sys.executable if os.path.realpath(sys.executable).startswith("/usr/") else "python3",
-                   "-I", "-S", "-c", MONITOR_SRC, str(status_fd), json.dumps(limits.rlimits())]
-        if self.active:
-            return self._bwrap_prefix(list(ro), list(rw), cwd) + monitor + list(argv)
-        return monitor + list(argv)
+    def execute(self, argv, limits, ro=(), rw=(), cwd="/", env=None, cap=OUTPUT_CAP, profile="default"):
+        """Run ARGV to its end; never raises for anything the command does.
+        PROFILE is the seccomp profile ("default", or "single": no threads
+        or processes)."""
+        return self.start(argv, limits, ro, rw, cwd, env, cap, profile).wait()
 
-    def execute(self, argv, limits, ro=(), rw=(), cwd="/", env=None, cap=OUTPUT_CAP):
-        """Run argv; never raises for anything the command does."""
-        r_status, w_status = os.pipe()
-        cmd = self.command(argv, w_status, limits, ro, rw, cwd)
-        out = Outcome(limit_s=limits.wall_s)
-        start = time.monotonic()
+    def start(self, argv, limits, ro=(), rw=(), cwd="/", env=None, cap=OUTPUT_CAP, profile="default"):
+        """Start ARGV and return a Running (wait() gives the Outcome)."""
+        env = dict(env or base_env())
+        program = seccomp.program(profile)
+        rlimits = limits.rlimits()
+        seccomp_file = None
+        home = None
+        pass_fds = ()
+        if self.active:
+            env["HOME"] = SANDBOX_HOME
+            if program:
+                seccomp_file = tempfile.TemporaryFile()
+                seccomp_file.write(program)
+                seccomp_file.seek(0)
+                pass_fds = (seccomp_file.fileno(),)
+            cmd = self._bwrap_argv(ro, rw, cwd, pass_fds[0] if pass_fds else None) + list(argv)
+            run_uid = None if self.privileged else self.uid
+        else:
+            # No tmpfs without bwrap: a fresh HOME and TMPDIR per run instead.
+            home = tempfile.mkdtemp(prefix="home-", dir=self.scratch())
+            os.mkdir(os.path.join(home, "tmp"))
+            if self.uid is not None:
+                for d in (home, os.path.join(home, "tmp")):
+                    os.chown(d, self.uid, self.uid)
+            env["HOME"], env["TMPDIR"] = home, os.path.join(home, "tmp")
+            cmd = list(argv)
+            run_uid = self.uid
+        confined = self.active
+
+        def child_setup():
+            import resource
+            for what, value in rlimits.items():
+                try:
+                    resource.setrlimit(what, (value, value))
+                except (ValueError, OSError):
+                    pass
+            if run_uid is not None:
+                os.setgroups([])
+                os.setgid(run_uid)
+                os.setuid(run_uid)
+            if not confined:
+                _install_seccomp_here(program)
+
         try:
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, env=env,
-                                    cwd=None if self.active else cwd,
-                                    pass_fds=(w_status,), start_new_session=True)
-        except OSError as e:
-            os.close(r_status)
-            os.close(w_status)
-            out.monitor_lost, out.output = True, "could not start: %s" % e
-            return out
-        os.close(w_status)
-        kept, status_text, dropped = bytearray(), bytearray(), 0
-        sel = selectors.DefaultSelector()
-        for f in (proc.stdout.fileno(), r_status):
-            os.set_blocking(f, False)
-            sel.register(f, selectors.EVENT_READ)
-        deadline = start + limits.wall_s
+                                    stderr=subprocess.STDOUT, env=env, cwd=None if self.active else cwd,
+                                    pass_fds=pass_fds, start_new_session=True, preexec_fn=child_setup)
+        except (OSError, subprocess.SubprocessError) as e:
+            proc = None
+            error = str(e)
+        else:
+            error = ""
+        finally:
+            if seccomp_file is not None:
+                seccomp_file.close()
+        return Running(proc, limits.wall_s, cap, bwrap=self.active, home=home, error=error)
 
-        def pump(wait):
-            nonlocal dropped
-            if not sel.get_map():
-                time.sleep(min(wait, 0.05))
+
+class Running:
+    """A started command: its output is read (and capped) by a thread, so a
+    chatty command never blocks on a full pipe while the grader talks to it."""
+
+    def __init__(self, proc, wall_s, cap, bwrap, home, error=""):
+        import threading
+        self.proc = proc
+        self.start = time.monotonic()
+        self.deadline = self.start + wall_s
+        self.wall_s = wall_s
+        self.cap = cap
+        self.bwrap = bwrap
+        self.home = home
+        self.error = error
+        self.kept = bytearray()
+        self.dropped = 0
+        self.status = None
+        self.cpu_s = None
+        self.reader = None
+        if proc is not None:
+            self.reader = threading.Thread(target=self._read, daemon=True)
+            self.reader.start()
+
+    def _read(self):
+        fd = self.proc.stdout.fileno()
+        while True:
+            try:
+                data = os.read(fd, 1 << 16)
+            except OSError:
                 return
-            for key, _ in sel.select(wait):
-                try:
-                    data = os.read(key.fd, 1 << 16)
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    data = b""
-                if not data:
-                    sel.unregister(key.fd)
-                elif key.fd == r_status:
-                    status_text.extend(data[:4096])
-                else:
-                    room = cap - len(kept)
-                    kept.extend(data[:max(room, 0)])
-                    dropped += max(len(data) - max(room, 0), 0)
+            if not data:
+                return
+            room = self.cap - len(self.kept)
+            self.kept.extend(data[:max(room, 0)])
+            self.dropped += max(len(data) - max(room, 0), 0)
 
+    def alive(self):
+        """Whether the command is still running (reaps it if it ended)."""
+        if self.proc is None or self.status is not None:
+            return False
+        pid, st, usage = os.wait4(self.proc.pid, os.WNOHANG)
+        if pid:
+            self.status = st
+            self.cpu_s = usage.ru_utime + usage.ru_stime
+            return False
+        return True
+
+    def wait(self, timeout=None):
+        """Wait for the end (at most until the wall-time limit, or TIMEOUT
+        seconds from now), kill whatever is left, return the Outcome."""
+        out = Outcome(limit_s=self.wall_s)
+        if self.proc is None:
+            out.monitor_lost, out.output = True, self.error
+            return out
+        end = self.deadline if timeout is None else min(self.deadline, time.monotonic() + timeout)
         try:
-            while proc.poll() is None:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
+            while self.alive():
+                if time.monotonic() >= end:
                     out.timed_out = True
                     break
-                pump(min(remaining, 0.2))
-            # The command is over (or out of time): collect what is already
-            # written, but never wait for EOF: a child that outlived it may
-            # hold the pipe open forever.
-            kill_group(proc)
-            grace = time.monotonic() + 0.5
-            while sel.get_map() and time.monotonic() < grace:
-                pump(0.05)
+                time.sleep(0.005 if time.monotonic() - self.start < 0.5 else 0.02)
         finally:
-            kill_group(proc)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
-            sel.close()
-            proc.stdout.close()
-            os.close(r_status)
-        out.wall_s = time.monotonic() - start
-        out.output = kept.decode("utf-8", "replace")
-        out.truncated_bytes = dropped
-        if dropped:
-            out.output += "\n[output truncated: %d more bytes not kept (cap %d bytes)]\n" % (dropped, cap)
-        if not out.timed_out:
-            lines = status_text.decode("utf-8", "replace").strip().splitlines()
-            try:
-                status = json.loads(lines[-1]) if lines else None
-            except ValueError:
-                status = None
-            if not isinstance(status, dict):
-                out.monitor_lost = True
+            self.kill()
+        # Output already written is collected, but never waited for: a
+        # process that outlived the command may hold the pipe open.
+        self.reader.join(0.5)
+        out.wall_s = time.monotonic() - self.start
+        out.cpu_s = self.cpu_s
+        out.output = bytes(self.kept).decode("utf-8", "replace")
+        out.truncated_bytes = self.dropped
+        if self.dropped:
+            out.output += "\n[output truncated: %d more bytes not kept (cap %d bytes)]\n" % (self.dropped, self.cap)
+        if not out.timed_out and self.status is not None:
+            if os.WIFSIGNALED(self.status):
+                out.signal = os.WTERMSIG(self.status)
             else:
-                if "signal" in status:
-                    out.signal = int(status["signal"])
+                code = os.WEXITSTATUS(self.status)
+                # bwrap reports a command killed by signal N as exit 128 + N.
+                if self.bwrap and 128 < code < 128 + 65:
+                    out.signal = code - 128
                 else:
-                    out.exit_code = int(status.get("exit", -1))
-                if isinstance(status.get("cpu"), (int, float)):
-                    out.cpu_s = float(status["cpu"])
+                    out.exit_code = code
         return out
+
+    def kill(self):
+        if self.proc is None:
+            return
+        kill_group(self.proc)
+        if self.status is None:
+            try:
+                _, self.status, usage = os.wait4(self.proc.pid, 0)
+                self.cpu_s = usage.ru_utime + usage.ru_stime
+            except ChildProcessError:
+                pass
+        self.proc.returncode = 0  # reaped here; keep Popen from waiting again
+        if self.home:
+            shutil.rmtree(self.home, ignore_errors=True)
+            self.home = None
 
 
 def kill_group(proc):
-    """SIGKILL the process group (monitor, command and the children that did
-    not leave it; with bubblewrap, killing bwrap ends the whole namespace)."""
+    """SIGKILL the process group (with bubblewrap, killing bwrap ends the
+    whole pid namespace)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
 
 
-def base_env(home, extra=None):
-    """A small, fixed environment: nothing of the grader's leaks in."""
+def base_env(extra=None):
+    """A small, fixed environment: nothing of the grader's leaks in (HOME is
+    set per run by Sandbox.execute)."""
     system_path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
     # The grader's PATH locates the toolchain (meson may come from pip on a
     # GPU host); the variables that locate libraries come along for the same
     # reason (a bundle of oneTBB and QD unpacked under /opt, say).
     env = {"PATH": "/usr/local/cuda/bin:" + os.environ.get("PATH", system_path),
-           "HOME": home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp", "TERM": "dumb"}
+           "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp", "TERM": "dumb"}
     for name in ("PKG_CONFIG_PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CPATH", "LIBRARY_PATH"):
         if os.environ.get(name):
             env[name] = os.environ[name]
@@ -372,16 +513,19 @@ def base_env(home, extra=None):
 
 
 def mpi_launch_env(path, environ=None):
-    """Open MPI settings a test run needs. The host's own MCA settings come
-    along (they say how processes start on this host; a ~/.openmpi file
-    would be lost with HOME). And where neither ssh nor rsh is on PATH,
-    Open MPI 4's mpirun -- and a singleton MPI_Init, which starts the same
-    launcher -- refuses to start even one process on this node ("plm_rsh_agent
-    ... could not be found", exit 243; open-mpi/ompi#12386) unless the rsh
-    launcher is left out, so it is."""
+    """Open MPI settings a run needs. The host's own MCA settings come along
+    (they say how processes start on this host; a ~/.openmpi file would be
+    lost with HOME). Where neither ssh nor rsh is on PATH, Open MPI 4's
+    mpirun -- and a singleton MPI_Init, which starts the same launcher --
+    refuses to start even one process on this node ("plm_rsh_agent ... could
+    not be found", exit 243; open-mpi/ompi#12386) unless the rsh launcher is
+    left out, so it is. Shared-memory single copy (CMA) reads another
+    process's memory with process_vm_readv, which the seccomp filter refuses:
+    the vader transport copies through shared memory instead."""
     environ = os.environ if environ is None else environ
     out = {k: v for k, v in environ.items() if k.startswith(("OMPI_MCA_", "PMIX_MCA_", "OPAL_PREFIX"))}
     if ("OMPI_MCA_plm" not in out and "OMPI_MCA_plm_rsh_agent" not in out
             and not any(shutil.which(agent, path=path) for agent in ("ssh", "rsh"))):
         out["OMPI_MCA_plm"] = "^rsh"
+    out.setdefault("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
     return out
