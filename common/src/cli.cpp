@@ -49,6 +49,11 @@ void add_common(CLI::App& app, CommonOptions& o) {
     app.add_option("--warmup", o.warmup, "untimed runs before timing")
         ->check(CLI::Range(0, 1000))
         ->capture_default_str();
+    app.add_option("--serve", o.serve,
+                   "for the grader: serve timed repetitions of the benchmark through the FIFOs in DIR "
+                   "(hpclab/timed.hpp); the grader holds the clock")
+        ->type_name("DIR")
+        ->check(CLI::ExistingDirectory);
 }
 
 namespace {
