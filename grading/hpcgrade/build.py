@@ -1,4 +1,5 @@
-"""Configure and compile a workspace with Meson and Ninja, in the sandbox.
+"""Configure and compile a workspace with Meson and Ninja, in the sandbox,
+and keep the trusted builds (judge, reference) in a cache.
 
 The compiler reads student files, so it runs sandboxed too: inside, the
 repo does not exist, so `#include "/path/to/repo/solutions/..."` fails. As a
@@ -9,6 +10,7 @@ rejects the build.
 """
 import os
 import re
+import shutil
 import subprocess
 
 from . import sandbox as sb_mod
@@ -27,6 +29,13 @@ class BuildResult:
 
 
 def cache_dir():
+    """The grader's cache (ccache, cached judge and reference builds):
+    HPCGRADE_CACHE, else /var/cache/hpc-labs-grader for root (the sandbox
+    uid must reach it; /root is private), else ~/.cache/hpc-labs-grader."""
+    if os.environ.get("HPCGRADE_CACHE"):
+        return os.environ["HPCGRADE_CACHE"]
+    if os.geteuid() == 0:
+        return "/var/cache/hpc-labs-grader"
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "hpc-labs-grader")
 
@@ -37,7 +46,10 @@ def build_limits(wall_s):
 
 
 class Builder:
-    """Runs meson/ninja for one workspace."""
+    """Runs meson/ninja for one workspace, in the sandbox: the sources are
+    read-only, the build directory (and the shared compiler cache) writable.
+    The compiler runs the student's code through nothing but itself, so a
+    shared cache is safe: its entries are keyed by the preprocessed input."""
 
     def __init__(self, sandbox, ws, jobs=2, deadline=None, gpu_arch="90", use_ccache=True):
         self.sb = sandbox
@@ -45,32 +57,32 @@ class Builder:
         self.jobs = max(1, int(jobs))
         self.deadline = deadline
         self.gpu_arch = gpu_arch
-        self.rw = [ws.path]
+        self.rw = [ws.build]
         extra = {"CCACHE_BASEDIR": ws.path, "CCACHE_NOHASHDIR": "1"}
         ccache = os.path.join(cache_dir(), "ccache")
-        # The cache is shared between gradings, so only a sandboxed build may
-        # write to it; without bubblewrap it is off (nothing of one submission
-        # may leak into another's build).
-        # HPCGRADE_TRUST_CCACHE=1 keeps it on without bubblewrap: for the
-        # grader's own tests, whose fixtures are trusted.
+        # Without bubblewrap a build could write anything into a cache that
+        # other grades read: off, unless the grader's own tests (trusted
+        # fixtures) ask for it with HPCGRADE_TRUST_CCACHE=1.
         if use_ccache and (sandbox.active or os.environ.get("HPCGRADE_TRUST_CCACHE") == "1"):
             try:
                 os.makedirs(ccache, exist_ok=True)
+                os.chmod(cache_dir(), 0o755)
+                sandbox.own(ccache)
                 extra["CCACHE_DIR"] = ccache
                 self.rw.append(ccache)
             except OSError:
                 extra["CCACHE_DISABLE"] = "1"
         else:
             extra["CCACHE_DISABLE"] = "1"
-        self.env = sb_mod.base_env(ws.home, extra)
+        self.env = sb_mod.base_env(extra)
 
     def _run(self, argv, wall_s=1200):
         if self.deadline is not None:
             wall_s = max(1.0, min(wall_s, self.deadline.remaining()))
-        return self.sb.execute(argv, build_limits(wall_s), rw=self.rw, cwd=self.ws.path, env=self.env,
-                               cap=256 * 1024)
+        return self.sb.execute(argv, build_limits(wall_s), ro=[self.ws.src], rw=self.rw, cwd=self.ws.build,
+                               env=self.env, cap=256 * 1024)
 
-    def configure(self, needs=None):
+    def configure(self, needs=None, hidden=False):
         """meson setup for this lab only. NEEDS (the manifest's list) turns the
         optional features the lab does not use off: probing nvcc, MPI and the
         rest costs time and buys nothing."""
@@ -79,8 +91,8 @@ class Builder:
             wanted = set(needs) | ({"cuda"} if "cublas" in needs else set())
             feats = ["-D%s=%s" % (f, "auto" if f in wanted else "disabled") for f in FEATURES]
         out = self._run(["meson", "setup", self.ws.build, self.ws.src, "-Dlabs=" + self.ws.lab,
-                         "-Dsolutions=disabled", "-Dhidden_tests=false", "-Dgrader_tests=false",
-                         "-Dgpu_arch=" + self.gpu_arch, "-Dbuildtype=release"] + feats)
+                         "-Dsolutions=disabled", "-Dhidden_tests=%s" % ("true" if hidden else "false"),
+                         "-Dgrader_tests=false", "-Dgpu_arch=" + self.gpu_arch, "-Dbuildtype=release"] + feats)
         text = self._clean(out.output)
         if not out.ok:
             return BuildResult(False, text, "meson setup failed (%s):\n%s" % (out.describe(), tail(text, 30)))
@@ -108,15 +120,116 @@ class Builder:
         # Paths relative to the workspace read better and reveal nothing.
         return text.replace(self.ws.src + "/", "").replace(self.ws.path + "/", "").replace("../src/", "")
 
-    def foreign_dependencies(self, forbidden_roots=()):
-        """Headers or sources outside the workspace and the system directories
-        that any compiled object read, as (object, path) pairs."""
+    def dependencies_text(self):
         try:
             p = subprocess.run(["ninja", "-C", self.ws.build, "-t", "deps"], stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=120)
         except (OSError, subprocess.TimeoutExpired):
+            return None
+        return p.stdout.decode("utf-8", "replace")
+
+    def foreign_dependencies(self, forbidden_roots=()):
+        """Headers or sources outside the workspace and the system directories
+        that any compiled object read, as (object, path) pairs."""
+        text = self.dependencies_text()
+        if text is None:
             return [("(ninja -t deps)", "could not list the build's dependencies")]
-        return check_deps(p.stdout.decode("utf-8", "replace"), self.ws.build, self.ws.path, forbidden_roots)
+        return check_deps(text, self.ws.build, self.ws.path, forbidden_roots)
+
+
+class CachedBuild:
+    """A build of trusted sources only (the judge: the starter with the
+    hidden tests; the reference: the solution's driver), made once per set
+    of inputs and toolchain and kept in the cache, read-only to the sandbox.
+    Its binaries' digests are taken the moment it is made and checked before
+    every run."""
+
+    def __init__(self, path, digests):
+        self.build = os.path.join(path, "build")
+        self.digests = digests
+
+    def binary(self, lab, suffix=""):
+        return os.path.join(self.build, "labs", lab + suffix)
+
+    def intact(self, binary):
+        return self.digests.get(os.path.relpath(binary, self.build)) == file_digest(binary)
+
+
+def toolchain_id(gpu_arch):
+    """What, besides the sources, decides a build's output."""
+    parts = ["gpu_arch=" + gpu_arch]
+    for tool in (["c++", "--version"], ["nvcc", "--version"], ["meson", "--version"]):
+        try:
+            p = subprocess.run(tool, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=60)
+            parts.append(p.stdout.decode("utf-8", "replace"))
+        except (OSError, subprocess.TimeoutExpired):
+            parts.append(tool[0] + ": none")
+    return "\n".join(parts)
+
+
+def cached_build(sandbox, make_workspace, lab, needs, targets, jobs, deadline, gpu_arch, kind):
+    """The CachedBuild of KIND ("judge" or "reference") for LAB, building it
+    if the cache has none for these inputs. MAKE_WORKSPACE(parent) creates
+    the workspace. Returns (CachedBuild or None, BuildResult)."""
+    import fcntl
+    import hashlib
+    import json
+    from . import workspace
+    base = os.path.join(cache_dir(), kind)
+    os.makedirs(base, exist_ok=True)
+    for d in (cache_dir(), base):
+        os.chmod(d, 0o755)
+    ws = make_workspace(base)
+    key = hashlib.sha256((workspace.tree_digest(ws.src) + toolchain_id(gpu_arch) + " ".join(targets))
+                         .encode()).hexdigest()[:20]
+    final = os.path.join(base, "%s-%s" % (lab, key))
+    with open(final + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            with open(os.path.join(final, "digests.json")) as f:
+                ws.remove()
+                return CachedBuild(final, json.load(f)), BuildResult(True)
+        except (OSError, ValueError):
+            pass
+        b = Builder(sandbox, ws, jobs, deadline, gpu_arch)
+        r = b.configure(needs, hidden=kind == "judge")
+        if r.ok:
+            r = b.compile(targets)
+        if not r.ok:
+            ws.remove()
+            return None, r
+        digests = {}
+        for t in targets:
+            rel = os.path.relpath(os.path.join(ws.build, t), ws.build)
+            digests[rel] = file_digest(os.path.join(ws.build, t))
+        if os.geteuid() == 0:
+            lock_down(ws.path)
+        shutil.rmtree(final, ignore_errors=True)
+        os.rename(ws.path, final)
+        with open(os.path.join(final, "digests.json"), "w") as f:
+            json.dump(digests, f)
+        return CachedBuild(final, digests), r
+
+
+def lock_down(path):
+    """Root owns a trusted build and nobody else may write it."""
+    for base, dirs, files in os.walk(path):
+        for name in [base] + [os.path.join(base, n) for n in dirs + files]:
+            if not os.path.islink(name):
+                os.lchown(name, 0, 0)
+                os.chmod(name, os.stat(name).st_mode & ~0o022)
+
+
+def file_digest(path):
+    import hashlib
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    except OSError:
+        return None
+    return h.hexdigest()
 
 
 def check_deps(deps_text, build_dir, allowed_root, forbidden_roots=()):

@@ -15,7 +15,7 @@ def results(items, output_lines, execution_time, extra):
             "name": it.name,
             "score": it.score,
             "max_score": it.max_score,
-            "status": "passed" if it.status == "passed" else "failed",
+            "status": it.status,
             "output": it.output,
             "visibility": VISIBILITY.get(it.kind, "visible"),
             "execution_time": round(it.execution_time, 3),
@@ -28,7 +28,8 @@ def results(items, output_lines, execution_time, extra):
         "execution_time": round(execution_time, 3),
         "tests": tests,
         "extra_data": dict(extra, max_score=maximum,
-                           outcomes={it.name: it.outcome for it in items}),
+                           outcomes={it.name: it.outcome for it in items},
+                           kinds={it.name: it.kind for it in items}),
     }
     return data
 

@@ -1,13 +1,12 @@
-"""A lexical look at the student's files before anything is built.
+"""A lexical look at the student's files before anything is built: a
+report for a human, never a score.
 
-Two lists. Tampering (scored 0, with the reason): redefining GoogleTest's
-macros or entering its namespace (a student header is compiled into the test
-files), or naming the harness's control channels (the JSON report path, the
-premature-exit file): no lab needs these, and code in the test process could
-otherwise forge what the grader reads. Review flags (no effect on the score,
-listed for a human): process, signal, network and /proc calls a lab does not
-need. Neither list is the defence: the sandbox and the report checks are; this
-only says out loud what a submission tried.
+The defence is elsewhere: verdicts come from a judge process that loads no
+student code (judging.py), timings from the grader's own clock (timing.py),
+and the sandbox holds what the code can reach (sandbox.py). This only says
+out loud what a submission's files use that no lab needs: GoogleTest's
+internals and the grader's channels, processes, signals, exits, the network,
+unusual paths.
 """
 import re
 
@@ -16,8 +15,9 @@ TAMPER = [
      "redefines a GoogleTest macro"),
     (re.compile(r"\bnamespace\s+testing\b|\btesting\s*::\s*internal\b|\bUnitTest\s*::\s*GetInstance"),
      "reaches into GoogleTest's internals"),
-    (re.compile(r"TEST_PREMATURE_EXIT_FILE|GTEST_OUTPUT|gtest_output|XML_OUTPUT_FILE|GTEST_FLAG"),
-     "refers to the test harness's report or premature-exit file"),
+    (re.compile(r"TEST_PREMATURE_EXIT_FILE|GTEST_OUTPUT|gtest_output|XML_OUTPUT_FILE|GTEST_FLAG|HPCLAB_JUDGE|"
+                r"HPCLAB_SEED|judged::|--serve"),
+     "refers to the test harness's report or the grader's channels"),
 ]
 
 REVIEW = [
@@ -37,16 +37,12 @@ def strip_comments(text):
     return re.sub(r"//[^\n]*", "", text)
 
 
-def scan(files):
-    """FILES: {relative name: text}. Returns (tamper, review), each a list of
-    'file:line: what: code' strings."""
-    tamper, review = [], []
+def review(files):
+    """FILES: {relative name: text}. Returns 'file:line: what: code' strings."""
+    found = []
     for name in sorted(files):
         for no, line in enumerate(strip_comments(files[name]).splitlines(), 1):
-            for rx, what in TAMPER:
+            for rx, what in TAMPER + REVIEW:
                 if rx.search(line):
-                    tamper.append("%s:%d: %s: %s" % (name, no, what, line.strip()[:120]))
-            for rx, what in REVIEW:
-                if rx.search(line):
-                    review.append("%s:%d: %s: %s" % (name, no, what, line.strip()[:120]))
-    return tamper, review
+                    found.append("%s:%d: %s: %s" % (name, no, what, line.strip()[:120]))
+    return found

@@ -1,27 +1,36 @@
 """Rubric -> points. Pure functions only."""
 
-VISIBLE, HIDDEN = "visible", "hidden"
+VISIBLE, HIDDEN, PERFORMANCE, SANITIZER = "visible", "hidden", "performance", "sanitizer"
+KINDS = (VISIBLE, HIDDEN, PERFORMANCE, SANITIZER)
+# How an item ended, as data (the report and the self-check read these,
+# never the wording of a message).
+OUTCOMES = ("passed", "failed", "skipped", "needs_gpu", "needs", "not run")
 
 
 class Item:
     """One line of results.json: a test, the performance or a GPU check."""
 
     def __init__(self, name, max_score, kind, test=None):
+        assert kind in KINDS, kind
         self.name = name          # shown to the student
         self.test = test          # GoogleTest full name, when a test
-        self.kind = kind          # visible / hidden / performance / sanitizer
+        self.kind = kind
         self.max_score = float(max_score)
         self.score = 0.0
-        self.status = "failed"
-        self.outcome = "not run"  # passed / failed / needs_gpu / needs / not run
+        self.outcome = "not run"
         self.output = ""
         self.execution_time = 0.0
 
-    def set(self, score, status, outcome, output):
+    def set(self, score, outcome, output):
+        assert outcome in OUTCOMES, outcome
         self.score = round(max(0.0, min(float(score), self.max_score)), 4)
-        self.status = status
         self.outcome = outcome
         self.output = output
+
+    @property
+    def status(self):
+        """Gradescope's passed/failed: passed when it earned all it could."""
+        return "passed" if self.outcome == "passed" and self.score >= self.max_score else "failed"
 
 
 def rubric(manifest, include_hidden=True):

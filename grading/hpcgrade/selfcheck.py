@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from . import cli, manifest, report
+from . import manifest, pipeline, report
 from . import sandbox as sb_mod
 
 
@@ -158,7 +158,7 @@ def run(root, labs, opts, log=print):
                     log("%-12s %-28s %9s  %-4s %s" % rows[-1])
                     ok_all = False
                     continue
-                data = cli.grade_lab(root, lab, kind, sub, opts, sandbox, log=None)
+                data = pipeline.grade_lab(root, lab, kind, sub, opts, sandbox, log=None)
                 maximum = data["extra_data"]["max_score"]
                 if kind == "solution":
                     ok, note = judge_solution(data)
@@ -182,8 +182,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="grading/selfcheck", description=__doc__.split("\n\n")[0])
     p.add_argument("labs", nargs="*", help="labs to check (default: every lab present)")
     p.add_argument("--jobs", type=int, default=None)
-    p.add_argument("--test-timeout", type=float, default=cli.DEFAULT_TEST_TIMEOUT)
-    p.add_argument("--rounds", type=int, default=cli.DEFAULT_ROUNDS)
+    p.add_argument("--test-timeout", type=float, default=pipeline.DEFAULT_TEST_TIMEOUT)
+    p.add_argument("--rounds", type=int, default=pipeline.DEFAULT_ROUNDS)
     a = p.parse_args(argv)
     root = manifest.repo_root()
     try:
@@ -194,7 +194,7 @@ def main(argv=None):
     if not os.path.isdir(os.path.join(root, "solutions")):
         print("grading/selfcheck: error: no solutions/ in this tree (a student release)", file=sys.stderr)
         return 2
-    opts = cli.Options(jobs=a.jobs, test_timeout=a.test_timeout, rounds=a.rounds, quiet=True)
+    opts = pipeline.Options(jobs=a.jobs, test_timeout=a.test_timeout, rounds=a.rounds, quiet=True)
     print("self-check of the grader: %s" % ", ".join(labs))
     ok, rows = run(root, labs, opts)
     print()

@@ -1,15 +1,24 @@
-"""A private copy of what one lab's build needs, with the student's files in.
+"""Private copies of what one lab's build needs.
 
-Layout of a workspace W (a fresh temporary directory; the repo is never
-written to and is never mounted inside the sandbox):
+Three kinds, one layout (a fresh directory W; the repo is never written to
+and never mounted inside the sandbox):
+  submission  the starter's tree with the submission's student files copied
+              over it: built and run (recorded) in the sandbox;
+  judge       the starter's tree as the repo has it: no student code at all;
+              its test binaries replay the submission's records (see
+              hpclab/judged.hpp), and any call into its skeleton throws "not
+              implemented", so a test that forgot to judge a call fails for
+              everyone and the self-check sees it;
+  reference   solutions/LAB's files: the anchor of the timing.
+
   W/src     meson.build, meson_options.txt, common/, labs/meson.build,
-            labs/LAB/ (with the submission's student files copied over the
-            starter's), grading/hpcgrade/ (Meson runs manifest.py);
-            grading/hidden/LAB/ only while the hidden tests are compiled
+            labs/LAB/, grading/hpcgrade/ (Meson reads manifests through it),
+            grading/hidden/LAB/ (judge: always; submission: only while the
+            hidden tests compile)
   W/build   the Meson build directory
-  W/runs    one fresh directory per test process
-  W/home    HOME inside the sandbox
+  W/runs    one fresh directory per sandboxed run
 """
+import hashlib
 import os
 import shutil
 import tempfile
@@ -19,13 +28,13 @@ MAX_LISTED = 20             # ignored files named in the report
 
 
 class Workspace:
-    def __init__(self, path, lab):
+    def __init__(self, path, lab, sandbox=None):
         self.path = path
         self.lab = lab
+        self.sandbox = sandbox
         self.src = os.path.join(path, "src")
         self.build = os.path.join(path, "build")
         self.runs = os.path.join(path, "runs")
-        self.home = os.path.join(path, "home")
 
     def lab_dir(self):
         return os.path.join(self.src, "labs", self.lab)
@@ -33,8 +42,17 @@ class Workspace:
     def hidden_dir(self):
         return os.path.join(self.src, "grading", "hidden", self.lab)
 
+    def binary(self, suffix=""):
+        """labs/LAB<suffix> in the build: '' the driver, '-tests', '-hidden'."""
+        return os.path.join(self.build, "labs", self.lab + suffix)
+
     def new_run_dir(self):
-        return tempfile.mkdtemp(prefix="run-", dir=self.runs)
+        """A fresh directory the sandboxed run may write."""
+        d = tempfile.mkdtemp(prefix="run-", dir=self.runs)
+        os.chmod(d, 0o755)
+        if self.sandbox is not None:
+            self.sandbox.own(d)
+        return d
 
     def remove(self):
         shutil.rmtree(self.path, ignore_errors=True)
@@ -44,20 +62,46 @@ def _ignore_junk(_dir, names):
     return [n for n in names if n in ("__pycache__", ".git")]
 
 
-def create(root, lab, parent=None):
-    """Copy the build inputs for LAB from the repo at ROOT into a new workspace."""
+def create(root, lab, sandbox=None, parent=None, hidden=False):
+    """Copy the build inputs of LAB from the repo at ROOT into a new
+    workspace, readable by the sandbox's uid and writable where it builds."""
     path = tempfile.mkdtemp(prefix="hpcgrade-%s-" % lab, dir=parent)
-    ws = Workspace(path, lab)
-    for d in (ws.src, ws.runs, ws.home, os.path.join(ws.src, "labs"), os.path.join(ws.src, "grading")):
+    os.chmod(path, 0o755)
+    ws = Workspace(path, lab, sandbox)
+    for d in (ws.src, ws.runs, os.path.join(ws.src, "labs"), os.path.join(ws.src, "grading")):
         os.makedirs(d, exist_ok=True)
-    for f in ("meson.build", "meson_options.txt"):
+    for f in BUILD_FILES:
         shutil.copy2(os.path.join(root, f), os.path.join(ws.src, f))
-    shutil.copy2(os.path.join(root, "labs", "meson.build"), os.path.join(ws.src, "labs", "meson.build"))
-    shutil.copytree(os.path.join(root, "common"), os.path.join(ws.src, "common"), ignore=_ignore_junk)
+    for d in BUILD_DIRS:
+        shutil.copytree(os.path.join(root, d), os.path.join(ws.src, d), ignore=_ignore_junk)
     shutil.copytree(os.path.join(root, "labs", lab), ws.lab_dir(), ignore=_ignore_junk)
-    shutil.copytree(os.path.join(root, "grading", "hpcgrade"), os.path.join(ws.src, "grading", "hpcgrade"),
-                    ignore=_ignore_junk)
+    if hidden:
+        add_hidden(ws, root)
+    if sandbox is not None:
+        sandbox.own(ws.src)
+        os.makedirs(ws.build, exist_ok=True)
+        sandbox.own(ws.build)
     return ws
+
+
+# What every lab's build reads besides its own directory.
+BUILD_FILES = ("meson.build", "meson_options.txt", os.path.join("labs", "meson.build"))
+BUILD_DIRS = ("common", os.path.join("grading", "hpcgrade"))
+
+
+def tree_digest(directory):
+    """sha256 over the relative paths and contents of every file under
+    DIRECTORY (the key of a cached build)."""
+    h = hashlib.sha256()
+    for base, dirs, files in os.walk(directory):
+        dirs.sort()
+        dirs[:] = [d for d in dirs if d not in ("__pycache__", ".git")]
+        for f in sorted(files):
+            p = os.path.join(base, f)
+            h.update(os.path.relpath(p, directory).encode() + b"\0")
+            with open(p, "rb") as fh:
+                h.update(hashlib.sha256(fh.read()).digest())
+    return h.hexdigest()
 
 
 def list_files(directory, limit=1000):
@@ -101,6 +145,8 @@ def install_student_files(ws, student_files, submission_dir):
             data = fi.read(MAX_STUDENT_FILE + 1)
         with open(dst, "wb") as fo:
             fo.write(data)
+        if ws.sandbox is not None:
+            ws.sandbox.own(dst)
     if missing:
         notes.append("missing from the submission (the starter's version is used): " + ", ".join(missing))
     if ignored:
@@ -115,6 +161,8 @@ def add_hidden(ws, root):
     if not os.path.isdir(src):
         return False
     shutil.copytree(src, ws.hidden_dir(), ignore=_ignore_junk)
+    if ws.sandbox is not None:
+        ws.sandbox.own(os.path.join(ws.src, "grading", "hidden"))
     return True
 
 

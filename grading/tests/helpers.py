@@ -27,7 +27,7 @@ def bwrap_works():
 
 def fixture_copy(lab, name, tmp):
     """The fixture's submission in TMP/NAME: the solution's student files
-    (the starter's for the fixture named "starter") with the fixture's
+    (the starter's where the fixture's `base` says so) with the fixture's
     attack.patch applied, when it has one -- the same mechanism as the
     self-check's mutants, so a fixture follows every change to the solution.
     Where the fixture says @REPO_ROOT@ the repo's real path is written (as an
@@ -38,7 +38,7 @@ def fixture_copy(lab, name, tmp):
         raise FileNotFoundError("no fixture %s" % src)
     patch = os.path.join(src, "attack.patch")
     dst = selfcheck.patched_submission(ROOT, lab, patch if os.path.exists(patch) else None, os.path.join(tmp, name),
-                                       base="labs" if name == "starter" else "solutions")
+                                       base="labs" if fixture_base(lab, name) == "starter" else "solutions")
     for base, _, files in os.walk(dst):
         for f in files:
             p = os.path.join(base, f)
@@ -48,6 +48,18 @@ def fixture_copy(lab, name, tmp):
                 with open(p, "w", encoding="utf-8") as fh:
                     fh.write(text.replace("@REPO_ROOT@", ROOT))
     return dst
+
+
+def fixture_base(lab, name):
+    """"starter" or "solution": what the fixture's attack.patch applies to
+    (its file `base`; the fixture named starter is the starter itself)."""
+    if name == "starter":
+        return "starter"
+    try:
+        with open(os.path.join(FIXTURES, lab, name, "base")) as f:
+            return f.read().strip()
+    except OSError:
+        return "solution"
 
 
 def grade(args, env_extra=None, timeout=900):

@@ -1,13 +1,22 @@
 """Grade every fixture of grading/tests/fixtures/01-sorting through the real
 command line and check the score to the point and the words of the report.
 
-Each fixture is its about.txt and an attack.patch against solutions/01-sorting
-(none for "solution"; "starter" is labs/01-sorting as it is), materialized by
-helpers.fixture_copy with the self-check's patch mechanism.
-Most hostile fixtures are the solution with one attack planted at the top of
-seconds_per_n_log2_n, which exactly three rubric tests call (ATTACKED, 4
-points): an honest rest earns everything else, so each assertion checks both
-"no credit for work not done" and "partial credit exactly as earned".
+A fixture is its about.txt, an attack.patch and a `base` (the solution by
+default, or the starter) that the patch applies to, materialized by
+helpers.fixture_copy with the self-check's patch mechanism. Groups:
+  - honest code: the solution, the starter, a wrong and a broken submission;
+  - attacks on the verdict, planted in the starter, which implements
+    nothing: each must score 0 (GoogleTest's public API, rewritten files,
+    inherited file descriptors, premature exits, edited memory, overloaded
+    headers);
+  - attacks on the timing, planted in a solution slowed down 5x: none may
+    earn more speed points than the slowed solution (which earns none);
+  - escapes and mischief planted in the solution: none may cost or earn a
+    point (they must all fail);
+  - the solution with one attack at the top of seconds_per_n_log2_n, which
+    exactly three rubric tests call (ATTACKED, 4 points): an honest rest
+    earns everything else, so each assertion checks both "no credit for
+    work not done" and "partial credit exactly as earned".
 """
 import os
 import time
@@ -19,8 +28,9 @@ from helpers import by_name, grade_fixture
 LAB = "01-sorting"
 ATTACKED = {"Analysis.SecondsPerNLogN", "Analysis.RejectsBadInput", "hidden: Hidden.AnalysisIsLinearInTime"}
 PERF = "performance: merge vs the reference"
-TESTS_MAX = 54  # visible 43 + hidden 11 (performance 5 more)
-FAST = ["--no-perf", "--test-timeout", "3", "--memory", "1", "--jobs", "2"]
+TESTS_MAX = 52  # visible 41 + hidden 11 (performance 5 more)
+FAST = ["--no-perf", "--test-timeout", "5", "--memory", "1", "--jobs", "2"]
+TIMED = ["--rounds", "1", "--test-timeout", "10", "--jobs", "2"]
 
 BWRAP, BWRAP_WHY = helpers.bwrap_works()
 
@@ -56,15 +66,16 @@ class HonestFixtures(FixtureCase):
         tests = by_name(data)
         self.assertEqual(data["score"] - tests[PERF]["score"], TESTS_MAX)
         self.assertGreater(tests[PERF]["score"], 0, tests[PERF]["output"])
-        self.assertIn("reference", tests[PERF]["output"])
         self.assertIn("ratio reference/yours", tests[PERF]["output"])
+        self.assertIn("measured by the grader outside the driver", tests[PERF]["output"])
         self.assertEqual({t["visibility"] for n, t in tests.items() if n.startswith("hidden: ")}, {"after_published"})
+        self.assertIn("seed of this grade", data["output"])
 
     def test_starter_zero_not_implemented(self):
         data = self.grade("starter")
         self.assertEqual(data["score"], 0)
         for name, t in by_name(data).items():
-            if name != PERF:
+            if name != PERF and t["max_score"] > 0:
                 self.assertIn("not implemented", t["output"], name)
 
     def test_wrong_partial_credit(self):
@@ -89,63 +100,126 @@ class HonestFixtures(FixtureCase):
         self.assert_lost_exactly(self.grade("segfault"), ATTACKED, "crashed with SIGSEGV")
 
     def test_infinite_loop_times_out(self):
-        self.assert_lost_exactly(self.grade("infinite_loop"), ATTACKED, "timed out after 3 s")
+        self.assert_lost_exactly(self.grade("infinite_loop"), ATTACKED, "timed out after 5 s")
+
+
+class VerdictAttacksOnTheStarter(FixtureCase):
+    """The starter implements nothing; with any of these payloads it must
+    still score 0: the verdict comes from the judge, which loads no student
+    code, and the judge reads only the records, which need real answers."""
+    FIXTURES = ("gtest_result_reporter", "gtest_listener", "gtest_flags", "atexit_rewrite",
+                "static_destructor_rewrite", "inherited_fds", "premature_and_exit", "memory_edit",
+                "header_overloads")
+
+    def test_each_scores_zero(self):
+        for name in self.FIXTURES:
+            with self.subTest(fixture=name):
+                self.assertEqual(helpers.fixture_base(LAB, name), "starter")
+                data = self.grade(name)
+                won = [n for n, t in by_name(data).items() if t["score"] > 0]
+                self.assertEqual(data["score"], 0, "%s earned points in %s" % (name, won))
+
+
+class TimingAttacksOnASlowSolution(FixtureCase):
+    """Each payload on a 5x slowed solution: no more points than the slowed
+    solution itself, and no speed points at all."""
+
+    @classmethod
+    def setUpClass(cls):
+        code, text, cls.slowed = grade_fixture(LAB, "slowed", TIMED)
+        assert cls.slowed is not None, text
+
+    def check(self, name, why):
+        data = self.grade(name, TIMED)
+        perf = by_name(data)[PERF]
+        self.assertEqual(perf["score"], 0, perf["output"])
+        self.assertIn(why, perf["output"])
+        self.assertLessEqual(data["score"], self.slowed["score"])
+        return data
+
+    def test_the_slowed_solution_earns_no_speed_points(self):
+        perf = by_name(self.slowed)[PERF]
+        self.assertEqual(perf["score"], 0, perf["output"])
+        self.assertEqual(self.slowed["score"], TESTS_MAX)
+
+    def test_a_cache_of_earlier_inputs_finds_nothing(self):
+        self.check("cache_results", "ratio reference/yours")
+
+    def test_skipping_unchecked_repetitions_is_a_wrong_result(self):
+        self.check("work_when_checked", "gave a wrong result")
+
+    def test_a_forked_helper_is_refused(self):
+        self.check("fork_helper", "ratio reference/yours")
+
+    def test_work_deferred_to_a_thread_fails_tests_and_timing(self):
+        data = self.check("background_thread", "")
+        self.assertLess(data["score"], self.slowed["score"])
+
+    def test_forged_timing_lines_and_answers(self):
+        self.check("forged_perf_lines", "not measured")
+
+
+class EscapesOnTheSolution(FixtureCase):
+    """Payloads planted in the solution that try to get out or hit the
+    grader: they must all fail, so the solution's marks are unchanged."""
+
+    def test_remount_file_handles_ptrace_new_namespaces(self):
+        if not BWRAP:
+            self.skipTest("bubblewrap unavailable: %s" % BWRAP_WHY)
+        self.assert_lost_exactly(self.grade("escapes"), set(), "")
+
+    def test_signals_and_writes_to_other_processes(self):
+        self.assert_lost_exactly(self.grade("signal_monitor"), set(), "")
+
+    def test_a_file_left_in_home_for_a_later_run(self):
+        control = self.grade("home_cache_control")
+        data = self.grade("home_cache")
+        self.assertEqual(data["score"], control["score"])
+        self.assertLess(data["score"], TESTS_MAX)
+
+    def test_killing_the_parent(self):
+        self.assert_lost_exactly(self.grade("kill_parent"), set(), "")
 
 
 class HostileFixtures(FixtureCase):
+    ENDED = "the recording run ended before this call returned"
+
     def test_exit0(self):
-        self.assert_lost_exactly(self.grade("exit0"), ATTACKED, "exited before the test finished")
+        self.assert_lost_exactly(self.grade("exit0"), ATTACKED, self.ENDED)
 
     def test_underscore_exit0(self):
-        self.assert_lost_exactly(self.grade("underscore_exit0"), ATTACKED, "exited before the test finished")
+        self.assert_lost_exactly(self.grade("underscore_exit0"), ATTACKED, self.ENDED)
 
     def test_forged_report_and_exit(self):
-        data = self.grade("forge_report")
-        self.assert_lost_exactly(data, ATTACKED, "exited before the test finished")
+        self.assert_lost_exactly(self.grade("forge_report"), ATTACKED, self.ENDED)
+
+    def test_full_imitation_of_googletest_earns_nothing(self):
+        # A forged report for the right test, the premature-exit file deleted
+        # and exit status 0: once the grader's limit, now plainly a call that
+        # never returned.
+        data = self.grade("forge_report_and_premature_file")
+        self.assert_lost_exactly(data, ATTACKED, self.ENDED)
+        self.assertIn("for review", data["output"])
+
+    def test_naming_the_harness_is_listed_not_scored(self):
+        data = self.grade("tamper_names")
+        self.assert_lost_exactly(data, ATTACKED, self.ENDED)
+        self.assertIn("grader's channels", data["output"])
 
     def test_printed_passed_lines_count_for_nothing(self):
         self.assert_lost_exactly(self.grade("passed_lines"), ATTACKED, "failed: ")
 
-    def test_tampering_by_name_scores_zero(self):
-        data = self.grade("tamper_names")
-        self.assertEqual(data["score"], 0)
-        self.assertIn("tamper with the test harness", data["output"])
-        self.assertIn("premature-exit", data["output"])
-
-    def test_redefined_gtest_macros_score_zero(self):
-        data = self.grade("tamper_macros")
-        self.assertEqual(data["score"], 0)
-        self.assertIn("redefines a GoogleTest macro", data["output"])
-
-    def test_forged_report_with_premature_file_deleted_KNOWN_LIMIT(self):
-        """Code inside the test process that imitates GoogleTest completely
-        (a well-formed report for the right test, the premature-exit file
-        deleted, exit status 0) cannot be told apart by any report-file
-        check: GoogleTest and the student's code share one process. The
-        grader names what it did for a human (review flags). This test pins
-        that documented behaviour."""
-        data = self.grade("forge_report_and_premature_file")
-        review = data["output"]
-        for flag in ("/proc/self/cmdline", "unlink(p)", "_exit(0)"):
-            self.assertIn(flag, review)
-        self.assertIn("for review", review)
-        tests = by_name(data)
-        forged = [n for n in ATTACKED if tests[n]["score"] > 0]
-        print("\n  known limit: a full in-process imitation of GoogleTest earned %d of the %d attacked tests; "
-              "it is listed for review" % (len(forged), len(ATTACKED)))
-
     def test_deleting_files(self):
         data = self.grade("delete_files")
-        tests = by_name(data)
         if BWRAP:
-            # The build is read-only and the report directory is a mount
-            # point: only the premature-exit file can go, and the test then
+            # The build is read-only: the binary stays; the test then
             # completes honestly: the work was done, so it earns its points.
             self.assert_lost_exactly(data, set(), "")
-            out = tests["Analysis.SecondsPerNLogN"]["output"]
+            out = by_name(data)["Analysis.SecondsPerNLogN"]["output"]
             self.assertIn("unlink own binary: Read-only file system", out)
         else:
-            print("\n  note: without bubblewrap (%s) a test may delete its binary: later tests then fail" % BWRAP_WHY)
+            print("\n  note: without bubblewrap (%s) a test may delete its binary: digests then stop the rest"
+                  % BWRAP_WHY)
             self.assertLessEqual(data["score"], TESTS_MAX)
 
     def test_orphan_child_cannot_write_late_results(self):
@@ -154,11 +228,8 @@ class HostileFixtures(FixtureCase):
         self.assert_lost_exactly(data, ATTACKED, "failed: ")
         self.assertLess(time.monotonic() - t, 240)
 
-    def test_killing_the_parent(self):
-        self.assert_lost_exactly(self.grade("kill_parent"), ATTACKED, "killed the grader's monitor process")
-
     def test_sleep_forever(self):
-        self.assert_lost_exactly(self.grade("sleep_forever"), ATTACKED, "timed out after 3 s")
+        self.assert_lost_exactly(self.grade("sleep_forever"), ATTACKED, "timed out after 5 s")
 
     def test_flood(self):
         data = self.grade("flood")
@@ -177,7 +248,7 @@ class HostileFixtures(FixtureCase):
         else:
             print("\n  weaker without bubblewrap (%s): the workspace is a temporary copy, so walking up from "
                   "the cwd or __FILE__ finds nothing, but a submission that knows the repo's absolute path "
-                  "can read it" % BWRAP_WHY)
+                  "can read what the sandbox uid may read" % BWRAP_WHY)
 
     def test_including_solutions_at_compile_time(self):
         data = self.grade("include_solutions")
@@ -213,24 +284,17 @@ class FallbackLayers(FixtureCase):
                       data["output"])
         self.assert_lost_exactly(data, ATTACKED, "crashed with SIGSEGV")
 
+    def test_verdicts_still_come_from_the_judge(self):
+        self.assertEqual(self.grade("gtest_result_reporter", env=self.ENV)["score"], 0)
+
     def test_kill_parent_does_not_kill_the_grader(self):
-        self.assert_lost_exactly(self.grade("kill_parent", env=self.ENV), ATTACKED, "killed the grader's monitor")
+        self.assert_lost_exactly(self.grade("kill_parent", env=self.ENV), set(), "")
 
     def test_include_by_absolute_path_is_caught_by_the_dependency_check(self):
         data = self.grade("include_solutions", env=self.ENV)
         self.assertEqual(data["score"], 0)
         self.assertIn("outside the workspace", data["output"])
         self.assertIn("solutions/01-sorting/sorting.cpp", data["output"])
-
-    def test_reading_solutions_documented_weaker(self):
-        data = self.grade("read_solutions", env=self.ENV)
-        tests = by_name(data)
-        leaked = "LEAK" in tests["Analysis.SecondsPerNLogN"]["output"]
-        print("\n  documented weaker behaviour without bubblewrap: run-time read of the repo by absolute path "
-              "%s" % ("SUCCEEDED (the fixture then answered wrongly)" if leaked else "failed"))
-        # Walking up from the workspace finds nothing: only the absolute path can leak.
-        if leaked:
-            self.assertIn("LEAK: read %s/" % helpers.ROOT, tests["Analysis.SecondsPerNLogN"]["output"])
 
 
 if __name__ == "__main__":

@@ -125,7 +125,7 @@ class MiniTree(unittest.TestCase):
                          "--quiet", "--out", os.path.join(work, "r.json")], work)
         self.assertEqual(code, 0, out)
         with open(os.path.join(work, "r.json")) as f:
-            self.assertEqual(json.load(f)["score"], 40)
+            self.assertEqual(json.load(f)["score"], 38)
 
     def test_export_release(self):
         dest = os.path.join(self.tmp, "release")

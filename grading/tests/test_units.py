@@ -9,7 +9,7 @@ import time
 import unittest
 
 import helpers  # noqa: F401  (puts grading/ on sys.path)
-from hpcgrade import build, cli, manifest, perf, release, report, run, scan, score, workspace
+from hpcgrade import build, judging, manifest, pipeline, release, report, sanitize, scan, score, timing, workspace
 from hpcgrade import sandbox as sb_mod
 
 ROOT = helpers.ROOT
@@ -29,71 +29,105 @@ def outcome(code=0, sig=None, timed_out=False, lost=False, output=""):
                           monitor_lost=lost, output=output, limit_s=20)
 
 
-class JudgeTest(unittest.TestCase):
+def case(result="COMPLETED", failures=(), status="RUN", skipped=None):
+    c = {"status": status, "result": result, "failures": [{"failure": f, "type": ""} for f in failures]}
+    if skipped:
+        c["skipped"] = [{"message": skipped}]
+    return c
+
+
+class VerdictTest(unittest.TestCase):
+    """judging.Judging.verdict: the judge's case, its notes and the recording
+    run's end combine into one verdict; only the judge can say passed."""
     NAME = "Lab01/EverySorter.Random/qsort"
+    OK = {0: {"record": "ok", "threads_at_start": 1, "threads_at_end": 1}}
 
-    def ok_report(self):
-        return gtest_report([("Lab01/EverySorter", "Random/qsort", "RUN", "COMPLETED", [])])
+    def verdict(self, c, notes=None, rec=None, run=None, problem=None):
+        j = judging.Judging.__new__(judging.Judging)
+        run = run or judging.Run()
+        j.record_outcomes = {(self.NAME, run.np): rec if rec is not None else outcome(0)}
+        j.record_problems = {(self.NAME, run.np): problem} if problem else {}
+        return j.verdict(self.NAME, run, c, self.OK if notes is None else notes)
 
-    def test_pass_needs_every_check(self):
-        self.assertEqual(run.judge(self.NAME, outcome(), self.ok_report(), False).status, run.PASSED)
+    def test_pass_needs_the_judge_and_a_complete_record(self):
+        self.assertEqual(self.verdict(case()).status, judging.PASSED)
+        # The recording process's exit code is not evidence: 1 (its own
+        # assertions failed) or 0 alike, the judge decides.
+        self.assertEqual(self.verdict(case(), rec=outcome(1)).status, judging.PASSED)
 
-    def test_premature_exit_file_left_means_failed(self):
-        v = run.judge(self.NAME, outcome(0), self.ok_report(), True)
-        self.assertEqual(v.status, run.FAILED)
-        self.assertIn("exited before the test finished", v.reason)
+    def test_no_judge_result_means_failed(self):
+        v = self.verdict(None)
+        self.assertEqual(v.status, judging.FAILED)
+        self.assertIn("the judge could not finish", v.reason)
 
-    def test_missing_report_means_failed(self):
-        v = run.judge(self.NAME, outcome(0), None, False)
-        self.assertEqual(v.status, run.FAILED)
-        self.assertIn("no test report", v.reason)
+    def test_judge_failures_are_the_reason(self):
+        v = self.verdict(case(failures=["x.cpp:3\nExpected equality of these values:\n  got\n    1"]))
+        self.assertEqual(v.status, judging.FAILED)
+        self.assertIn("Expected equality", v.detail)
 
-    def test_report_naming_other_tests_is_not_trusted(self):
-        text = gtest_report([("Lab01/EverySorter", "Random/qsort", "RUN", "COMPLETED", []),
-                             ("Other", "Forged", "RUN", "COMPLETED", [])])
-        v = run.judge(self.NAME, outcome(), text, False)
-        self.assertEqual(v.status, run.FAILED)
-        self.assertIn("other tests", v.reason)
+    def test_record_missing_or_incomplete_fails_even_without_calls(self):
+        for status, words in (("missing", "no record"), ("incomplete", "ended before the test finished"),
+                              ("malformed: bad header", "record malformed")):
+            v = self.verdict(case(), notes={0: {"record": status}})
+            self.assertEqual(v.status, judging.FAILED, status)
+            self.assertIn(words, v.reason)
+        v = self.verdict(case(), notes={})
+        self.assertEqual(v.status, judging.FAILED)
 
-    def test_report_without_the_test(self):
-        text = gtest_report([("Other", "Test", "RUN", "COMPLETED", [])])
-        self.assertIn("no test named", run.judge(self.NAME, outcome(), text, False).reason)
+    def test_every_rank_needs_its_record(self):
+        run = judging.Run("3")
+        notes = {0: {"record": "ok"}, 1: {"record": "ok"}}
+        v = self.verdict(case(), notes=notes, run=run)
+        self.assertEqual(v.status, judging.FAILED)
+        self.assertIn("rank 2", v.reason)
+        self.assertIn("with 3 MPI ranks", v.reason)
 
-    def test_garbage_report(self):
-        self.assertIn("not valid", run.judge(self.NAME, outcome(), "{[ passed", False).reason)
-        self.assertIn("not valid", run.judge(self.NAME, outcome(), '{"testsuites": 3}', False).reason)
+    def test_signal_and_timeout_of_the_recording_in_plain_words(self):
+        self.assertIn("crashed with SIGSEGV", self.verdict(case(), rec=outcome(sig=11)).reason)
+        self.assertIn("timed out after 20 s", self.verdict(case(), rec=outcome(timed_out=True)).reason)
 
-    def test_nonzero_exit_after_a_passing_report(self):
-        v = run.judge(self.NAME, outcome(3), self.ok_report(), False)
-        self.assertEqual(v.status, run.FAILED)
-        self.assertIn("exited with code 3", v.reason)
-
-    def test_signal_timeout_and_lost_monitor_in_plain_words(self):
-        self.assertIn("crashed with SIGSEGV", run.judge(self.NAME, outcome(sig=11), None, False).reason)
-        self.assertIn("timed out after 20 s", run.judge(self.NAME, outcome(timed_out=True), None, False).reason)
-        self.assertIn("monitor", run.judge(self.NAME, outcome(lost=True), self.ok_report(), False).reason)
+    def test_a_refused_record_file(self):
+        v = self.verdict(case(), problem="the record file is not a regular file")
+        self.assertEqual(v.status, judging.FAILED)
+        self.assertIn("not a regular file", v.reason)
 
     def test_not_implemented(self):
-        text = gtest_report([("Lab01/EverySorter", "Random/qsort", "RUN", "COMPLETED",
-                              ["C++ exception with description \"not implemented: qsort_doubles (look for "
-                               "TODO(student))\" thrown in the test body."])])
-        v = run.judge(self.NAME, outcome(1), text, False)
-        self.assertEqual(v.reason, "not implemented (qsort_doubles)")
+        c = case(failures=["C++ exception with description \"not implemented: qsort_doubles (look for "
+                           "TODO(student))\" thrown in the test body."])
+        self.assertEqual(self.verdict(c).reason, "not implemented (qsort_doubles)")
 
     def test_gpu_skip(self):
-        text = json.dumps({"testsuites": [{"name": "Gpu", "testsuite": [
-            {"name": "Kernel", "classname": "Gpu", "status": "RUN", "result": "SKIPPED",
-             "failures": [{"failure": "x.cpp:3\nSkipped\nneeds a GPU: no CUDA device", "type": ""}]}]}]})
-        v = run.judge("Gpu.Kernel", outcome(0), text, False)
-        self.assertEqual(v.status, run.SKIPPED)
+        v = self.verdict(case("SKIPPED", skipped="x.cpp:3\nneeds a GPU: no CUDA device"))
+        self.assertEqual(v.status, judging.SKIPPED)
         self.assertTrue(v.needs_gpu)
 
     def test_not_run_status(self):
-        text = gtest_report([("Lab01/EverySorter", "Random/qsort", "NOTRUN", "SUPPRESSED", [])])
-        self.assertEqual(run.judge(self.NAME, outcome(), text, False).status, run.FAILED)
+        self.assertEqual(self.verdict(case("SUPPRESSED", status="NOTRUN")).status, judging.FAILED)
+
+    def test_leftover_threads_are_a_note(self):
+        v = self.verdict(case(), notes={0: {"record": "ok", "threads_at_start": 1, "threads_at_end": 3}})
+        self.assertEqual(v.status, judging.PASSED)
+        self.assertIn("2 more thread(s)", v.notes[0])
+
+    def test_record_file_names_match_the_harness(self):
+        self.assertEqual(judging.file_name("Lab01/EverySorter.Random/qsort", 2),
+                         "Lab01%2FEverySorter.Random%2Fqsort.r2")
+
+    def test_copy_record_refuses_links_and_large_files(self):
+        with tempfile.TemporaryDirectory() as d:
+            real = os.path.join(d, "real")
+            with open(real, "wb") as f:
+                f.write(b"x" * 100)
+            link = os.path.join(d, "link")
+            os.symlink("/etc/passwd", link)
+            self.assertIn("cannot be read", judging.copy_record(link, os.path.join(d, "out1")))
+            self.assertIn("larger", judging.copy_record(real, os.path.join(d, "out2"), limit=10))
+            self.assertEqual(judging.copy_record(real, os.path.join(d, "out3")), "")
+            os.mkfifo(os.path.join(d, "fifo"))
+            self.assertIn("not a regular file", judging.copy_record(os.path.join(d, "fifo"), os.path.join(d, "o4")))
 
 
-class ScoreAndPerfTest(unittest.TestCase):
+class ScoreTest(unittest.TestCase):
     def test_ratio_points(self):
         self.assertEqual(score.ratio_points(1.0, 5, 0.8, 0.4), 5)
         self.assertEqual(score.ratio_points(0.8, 5, 0.8, 0.4), 5)
@@ -108,80 +142,111 @@ class ScoreAndPerfTest(unittest.TestCase):
         self.assertEqual(len(items), len(m["tests"]["visible"]["points"]) + len(m["tests"]["hidden"]["points"]))
         self.assertTrue(all(i.name.startswith("hidden: ") for i in items if i.kind == score.HIDDEN))
 
-    def test_with_reps(self):
-        self.assertEqual(perf.with_reps(["--n", "5", "--reps", "3", "--json"], 4), ["--n", "5", "--reps", "4", "--json"])
-        self.assertEqual(perf.with_reps(["--reps=3"], 1), ["--reps=1"])
-        self.assertEqual(perf.with_reps(["--n", "5"], 2), ["--n", "5", "--reps", "2"])
 
-    def test_per_rep_uses_best_walls(self):
-        self.assertAlmostEqual(perf.per_rep({1: [2.0, 1.5], 4: [5.0, 4.5]}, 1, 4), 1.0)
 
-    def test_anchor_share_from_the_reference_report(self):
-        text = ('hello\n{"name": "std::sort", "seconds": {"median": 0.25, "reps": 4}}\n'
-                '{"name": "merge", "seconds": {"median": 0.75, "reps": 4}}\n')
-        self.assertEqual(perf.anchor_seconds(text, "std::sort"), 0.25)
-        self.assertIsNone(perf.anchor_seconds(text, "qsort"))
-        self.assertEqual(perf.anchor_share(text, "std::sort", "merge", 4), 0.25)
-        self.assertIsNone(perf.anchor_share(text, "std::sort", "merge", 1))  # not timed per repetition
 
-    def test_metric(self):
-        self.assertEqual(perf.metric_for([]), "cpu")
-        self.assertEqual(perf.metric_for(["openmp"]), "wall")
-        self.assertEqual(perf.metric_for(["cuda"]), "reported")
-        self.assertEqual(perf.metric_for(["mpi", "cuda"]), "reported")
+FAKE_DRIVER = r"""
+import os, sys, time
+d = sys.argv[sys.argv.index("--serve") + 1]
+mode = os.path.basename(sys.argv[0])
+go = open(os.path.join(d, "go"), "rb", buffering=0)
+done = os.open(os.path.join(d, "done"), os.O_RDWR)
+os.write(done, b"ready\n")
+if mode == "ahead.py":  # answers before it is asked: the seeds are unknown
+    for k in range(20):
+        os.write(done, b"done %d 0x1p+0\n" % k)
+buf = b""
+while True:
+    while b"\n" not in buf:
+        buf += go.read(1)
+    line, _, buf = buf.partition(b"\n")
+    parts = line.split()
+    if parts[0] == b"end":
+        break
+    k, seed = int(parts[1]), int(parts[2], 16)
+    value = float(seed % 1000003)
+    if mode == "slow.py":
+        time.sleep(0.003)
+    elif mode == "wrong.py" and k == 3:
+        value += 1
+    elif mode == "crash.py" and k == 2:
+        os._exit(3)
+    else:
+        time.sleep(0.001)
+    if mode != "ahead.py":
+        os.write(done, ("done %d %s\n" % (k, value.hex())).encode())
+"""
 
-    def test_gpu_labs_score_the_reported_event_times(self):
-        calls = []
 
-        def fake(binary, args):
-            calls.append(binary)
-            # Process wall time is noise at this scale; the event medians count.
-            median = 0.001 if binary == "ref" else 0.002
-            return sb_mod.Outcome(exit_code=0, wall_s=1.7, cpu_s=1.0,
-                                  output='{"name": "final", "seconds": {"median": %g, "reps": 10}}' % median)
-        r = perf.measure(fake, "sub", "ref", ["--reps", "10"], "cuBLAS", "final", rounds=3, metric="reported")
-        self.assertEqual(calls, ["ref", "sub", "sub", "ref", "ref", "sub"])
-        self.assertEqual(r.metric, "reported")
-        self.assertAlmostEqual(r.ratio, 0.5)
-        self.assertFalse(r.error)
+class TimingProtocolTest(unittest.TestCase):
+    """timing.measure against fake drivers that speak the protocol, run in
+    the real sandbox: the grader's clock, fresh seeds, checked values."""
 
-    def test_gpu_labs_missing_timing_is_an_error_not_a_crash(self):
-        def fake(binary, args):
-            return sb_mod.Outcome(exit_code=0, wall_s=1.0, cpu_s=1.0, output="no json here")
-        r = perf.measure(fake, "sub", "ref", [], None, "final", rounds=1, metric="reported")
-        self.assertIsNone(r.ratio)
-        self.assertIn("printed no timing for 'final'", r.error)
+    class Ctx:
+        def __init__(self, tmp, sandbox):
+            self.sandbox = sandbox
+            self.deadline = pipeline.Deadline(120)
+            self.opts = pipeline.Options(rounds=2)
+            self.manifest = {"needs": [], "benchmark": {"args": [], "reps": 6, "warmup": 1, "check": "exact"}}
+            self.tmp = tmp
+            self.ws = workspace.Workspace(tmp, "x")
+            self.warmup = 0
 
-    def test_noise_that_cancels_everything_is_an_error_not_a_crash(self):
-        def fake(binary, args):
-            return sb_mod.Outcome(exit_code=0, wall_s=1.0, cpu_s=1.0, output="")
-        r = perf.measure(fake, "sub", "ref", ["--reps", "3"], None, None, rounds=1, metric="wall")
-        self.assertIsNone(r.ratio)
-        self.assertIn("too noisy", r.error)
+        def scratch_run_dir(self):
+            d = tempfile.mkdtemp(dir=self.tmp)
+            os.chmod(d, 0o755)
+            self.sandbox.own(d)
+            return d
 
-    def test_measure_alternates_and_scores_outside_the_driver(self):
-        calls = []
+        def mpi_prefix(self):
+            return []
 
-        def fake(binary, args):
-            reps = int(args[args.index("--reps") + 1])
-            calls.append(binary)
-            # ref: 1 s per rep, sub: 2 s per rep, both with 3 s of setup, and
-            # an anchor of 0.5 s per rep inside; the submission prints a
-            # forged time (ignored). CPU time is what counts here.
-            o = sb_mod.Outcome(exit_code=0, wall_s=99, cpu_s=3 + reps * (1.5 if binary == "ref" else 2.5))
-            if binary == "sub":
-                o.output = '{"name": "merge", "seconds": {"median": 0.0001, "reps": %d}}' % reps
-            else:
-                o.output = ('{"name": "std::sort", "seconds": {"median": 0.5, "reps": %d}}\n'
-                            '{"name": "merge", "seconds": {"median": 1.0, "reps": %d}}' % (reps, reps))
-            return o
-        r = perf.measure(fake, "sub", "ref", ["--reps", "3"], "std::sort", "merge", rounds=2, metric="cpu")
-        self.assertEqual(calls[:4], ["ref", "ref", "sub", "sub"])
-        self.assertEqual(calls[4:8], ["sub", "sub", "ref", "ref"])
-        self.assertAlmostEqual(r.share, 1 / 3)
-        self.assertAlmostEqual(r.ratio, 0.5)
-        r = perf.measure(fake, "sub", "ref", ["--reps", "3"], None, None, rounds=1, metric="cpu")
-        self.assertAlmostEqual(r.ratio, 1.5 / 2.5)  # no anchor information: diluted ratio
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        os.chmod(self.tmp, 0o755)
+        self.ctx = self.Ctx(self.tmp, sb_mod.Sandbox(hide=[ROOT]))
+        for name in ("fast.py", "slow.py", "wrong.py", "crash.py", "ahead.py"):
+            path = os.path.join(self.tmp, name)
+            with open(path, "w") as f:
+                f.write("#!/usr/bin/python3\n" + FAKE_DRIVER)
+            os.chmod(path, 0o755)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def measure(self, sub, ref="fast.py"):
+        return timing.measure(self.ctx, os.path.join(self.tmp, sub), [self.tmp], os.path.join(self.tmp, ref), [self.tmp])
+
+    def test_the_grader_holds_the_clock(self):
+        r = self.measure("slow.py")
+        self.assertEqual(len(r.sub.seconds), 12)
+        self.assertLess(r.ratio, 0.8)
+        self.assertGreater(r.sub.median(), 0.003)
+        self.assertIn("ratio reference/yours", timing.describe(r, 0.8, 0.4))
+
+    def test_a_wrong_repetition_scores_nothing(self):
+        with self.assertRaisesRegex(timing.TimingError, "repetition 3 of round 1 gave a wrong result"):
+            self.measure("wrong.py")
+
+    def test_answers_written_ahead_are_wrong(self):
+        with self.assertRaisesRegex(timing.TimingError, "wrong result"):
+            self.measure("ahead.py")
+
+    def test_a_crash_is_a_sentence_not_a_traceback(self):
+        with self.assertRaisesRegex(timing.TimingError, "did not finish repetition 2: exited with code 3"):
+            self.measure("crash.py")
+
+    def test_parse_done_and_compare(self):
+        self.assertEqual(timing.parse_done("done 4 0x1.8p+1 -0x0p+0", 4), [3.0, -0.0])
+        for bad in ("done 5 1", "done 4 xyz", "garbage", "error 4 not implemented: x"):
+            with self.assertRaises(timing.TimingError):
+                timing.parse_done(bad, 4)
+        self.assertTrue(timing.same([1.0, 2.0], [1.0, 2.0], "exact"))
+        self.assertFalse(timing.same([1.0, 2.0 + 1e-15], [1.0, 2.0], "exact"))
+        self.assertTrue(timing.same([1.0 + 1e-9], [1.0], {"rel": 1e-6}))
+        self.assertFalse(timing.same([1.0], [1.0, 2.0], {"rel": 1}))
+        self.assertEqual(timing.profile_for([]), "single")
+        self.assertEqual(timing.profile_for(["openmp"]), "default")
 
 
 class BuildTest(unittest.TestCase):
@@ -212,7 +277,7 @@ class WorkspaceTest(unittest.TestCase):
     def test_install_refuses_links_and_says_what_was_ignored(self):
         tmp = tempfile.mkdtemp()
         try:
-            ws = workspace.create(ROOT, "01-sorting", tmp)
+            ws = workspace.create(ROOT, "01-sorting", parent=tmp)
             sub = os.path.join(tmp, "sub")
             os.makedirs(sub)
             os.symlink(os.path.join(ROOT, "solutions", "01-sorting", "sorting.cpp"), os.path.join(sub, "sorting.cpp"))
@@ -232,32 +297,32 @@ class WorkspaceTest(unittest.TestCase):
 
 
 class ScanTest(unittest.TestCase):
-    def test_tamper_and_review(self):
-        tamper, review = scan.scan({"a.hpp": "#undef EXPECT_TRUE\n#define EXPECT_TRUE(x) (void)0\n",
-                                    "b.cpp": "// fork() in a comment is fine\nint f() { return fork(); }\n",
-                                    "c.cpp": 'auto p = getenv("TEST_PREMATURE_EXIT_FILE");\n'})
-        self.assertEqual(len(tamper), 3)
-        self.assertEqual(review, ["b.cpp:2: starts processes: int f() { return fork(); }"])
+    def test_review_lists_what_a_lab_does_not_need(self):
+        found = scan.review({"a.hpp": "#undef EXPECT_TRUE\n#define EXPECT_TRUE(x) (void)0\n",
+                             "b.cpp": "// fork() in a comment is fine\nint f() { return fork(); }\n",
+                             "c.cpp": 'auto p = getenv("HPCLAB_JUDGE_RECORD");\n'})
+        self.assertEqual(len(found), 4)
+        self.assertIn("b.cpp:2: starts processes: int f() { return fork(); }", found)
 
     def test_solutions_are_clean(self):
         for lab in manifest.list_labs(ROOT):
             m = manifest.load(ROOT, lab)
-            files = cli.read_student_files(os.path.join(ROOT, "solutions", lab), m["student_files"])
-            tamper, _ = scan.scan(files)
-            self.assertEqual(tamper, [], lab)
+            files = pipeline.read_student_files(os.path.join(ROOT, "solutions", lab), m["student_files"])
+            self.assertEqual([f for f in scan.review(files) if "test harness" in f or "GoogleTest" in f], [], lab)
 
 
 class ReportTest(unittest.TestCase):
     def test_schema_and_atomic_write(self):
         a = score.Item("A.b", 2, score.VISIBLE, "A.b")
-        a.set(2, "passed", "passed", "")
+        a.set(2, "passed", "")
         h = score.Item("hidden: H.c", 3, score.HIDDEN, "H.c")
-        h.set(0, "failed", "failed", "timed out after 20 s")
+        h.set(0, "failed", "timed out after 20 s")
         data = report.results([a, h], ["line"], 1.5, {"lab": "x"})
         self.assertEqual(data["score"], 2)
         self.assertEqual(set(data["tests"][0]), {"name", "score", "max_score", "status", "output", "visibility",
                                                  "execution_time"})
         self.assertEqual([t["visibility"] for t in data["tests"]], ["visible", "after_published"])
+        self.assertEqual(data["extra_data"]["kinds"], {"A.b": "visible", "hidden: H.c": "hidden"})
         tmp = tempfile.mkdtemp()
         try:
             path = os.path.join(tmp, "r.json")
@@ -304,15 +369,14 @@ class SandboxTest(unittest.TestCase):
 
     def modes(self):
         yield "fallback", sb_mod.Sandbox(use_bwrap=False)
-        sb = sb_mod.Sandbox()
+        sb = sb_mod.Sandbox(hide=[ROOT])
         if sb.active:
             yield "bwrap", sb
         else:
             print("\n  note: bubblewrap unavailable here (%s): only the fallback is tested" % sb.reason)
 
-    def run_sh(self, sb, script, wall=5, cap=sb_mod.OUTPUT_CAP):
-        return sb.execute(["/bin/sh", "-c", script], sb_mod.Limits(wall_s=wall), cwd="/",
-                          env=sb_mod.base_env("/tmp"), cap=cap)
+    def run_sh(self, sb, script, wall=5, cap=sb_mod.OUTPUT_CAP, profile="default"):
+        return sb.execute(["/bin/sh", "-c", script], sb_mod.Limits(wall_s=wall), cwd="/", cap=cap, profile=profile)
 
     def test_exit_codes_and_signals(self):
         for mode, sb in self.modes():
@@ -339,12 +403,14 @@ class SandboxTest(unittest.TestCase):
                 self.assertIn("early", o.output)
                 self.assertLess(time.monotonic() - t, 5)
 
-    def test_killing_the_parent_is_reported(self):
+    def test_the_grader_is_out_of_reach(self):
+        # The monitor is the grader itself: another uid (when it is root)
+        # in a pid namespace the command cannot see.
         for mode, sb in self.modes():
             with self.subTest(mode=mode):
-                o = self.run_sh(sb, "kill -9 $PPID; sleep 2; exit 0")
-                self.assertTrue(o.monitor_lost)
-                self.assertIn("monitor", o.describe())
+                o = self.run_sh(sb, "kill -9 $PPID; kill -9 %d; sleep 0.2; echo alive" % os.getpid())
+                self.assertIn("alive", o.output)
+        self.assertTrue(True)  # and this process still runs
 
     def test_output_is_capped(self):
         for mode, sb in self.modes():
@@ -358,18 +424,59 @@ class SandboxTest(unittest.TestCase):
         for mode, sb in self.modes():
             with self.subTest(mode=mode):
                 o = sb.execute(["python3", "-c", "b = bytearray(1 << 30)"],
-                               sb_mod.Limits(wall_s=10, data_bytes=256 * sb_mod.MiB), env=sb_mod.base_env("/tmp"))
+                               sb_mod.Limits(wall_s=10, data_bytes=256 * sb_mod.MiB))
                 self.assertNotEqual(o.exit_code, 0)
                 self.assertIn("MemoryError", o.output)
 
+    def test_no_privileges_and_the_filter(self):
+        probe = (
+            "import ctypes, os\n"
+            "libc = ctypes.CDLL(None, use_errno=True)\n"
+            "def denied(rc): return rc == -1 and ctypes.get_errno() == 1\n"
+            "print('uid', os.getuid())\n"
+            "print('mount', denied(libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)))\n"
+            "print('unshare', denied(libc.unshare(0x10000000)))\n"
+            "print('open_by_handle_at', denied(libc.syscall(304, 0, 0, 0)))\n"
+            "print('ptrace', denied(libc.ptrace(16, 1, 0, 0)))\n"
+            "print('process_vm_readv', denied(libc.syscall(310, 1, 0, 0, 0, 0, 0)))\n"
+            "status = open('/proc/self/status').read()\n"
+            "print('caps', [l.split()[1] for l in status.splitlines() if l.startswith('CapEff')][0])\n"
+            "print('nnp', [l.split()[1] for l in status.splitlines() if l.startswith('NoNewPrivs')][0])\n")
+        for mode, sb in self.modes():
+            with self.subTest(mode=mode):
+                o = sb.execute(["python3", "-c", probe], sb_mod.Limits(wall_s=10))
+                lines = dict(l.split(" ", 1) for l in o.output.strip().splitlines())
+                if os.geteuid() == 0:
+                    self.assertEqual(lines["uid"], str(sb.uid if mode == "fallback" or sb.privileged else 65534))
+                for call in ("mount", "unshare", "open_by_handle_at", "ptrace", "process_vm_readv"):
+                    self.assertEqual(lines[call], "True", (mode, call, o.output))
+                self.assertEqual(lines["caps"], "0000000000000000")
+                self.assertEqual(lines["nnp"], "1")
+
+    def test_single_profile_refuses_threads_and_processes(self):
+        for mode, sb in self.modes():
+            with self.subTest(mode=mode):
+                o = self.run_sh(sb, "echo one; (echo child) ; echo two", profile="single")
+                self.assertNotIn("child", o.output)
+                o = sb.execute(["python3", "-c", "import threading; threading.Thread(target=print).start()"],
+                               sb_mod.Limits(wall_s=10), profile="single")
+                self.assertIn("can't start new thread", o.output)
+
+    def test_fresh_home_and_tmp_every_run(self):
+        for mode, sb in self.modes():
+            with self.subTest(mode=mode):
+                self.run_sh(sb, "echo secret > $HOME/left; echo secret > $TMPDIR/left")
+                o = self.run_sh(sb, "ls -A $HOME $TMPDIR 2>&1; echo end")
+                self.assertNotIn("left", o.output)
+
     def test_bwrap_hides_the_repo_and_the_network(self):
-        sb = sb_mod.Sandbox()
+        sb = sb_mod.Sandbox(hide=[ROOT])
         if not sb.active:
             self.skipTest("bubblewrap unavailable: %s" % sb.reason)
         o = self.run_sh(sb, "ls %s; ls /work 2>&1; echo done" % os.path.join(ROOT, "solutions"))
         self.assertIn("No such file", o.output)
         o = sb.execute(["python3", "-c", "import socket; socket.create_connection(('1.1.1.1', 53), 3)"],
-                       sb_mod.Limits(wall_s=10), env=sb_mod.base_env("/tmp"))
+                       sb_mod.Limits(wall_s=10))
         self.assertNotEqual(o.exit_code, 0)
         self.assertIn("unreachable", o.output.lower())
         o = self.run_sh(sb, "touch /usr/x 2>&1; touch /tmp/x && echo tmp-ok")
@@ -383,7 +490,8 @@ class MpiLaunchEnvTest(unittest.TestCase):
 
     def test_without_ssh_or_rsh_the_rsh_launcher_is_left_out(self):
         with tempfile.TemporaryDirectory() as empty:
-            self.assertEqual(sb_mod.mpi_launch_env(empty, {}), {"OMPI_MCA_plm": "^rsh"})
+            self.assertEqual(sb_mod.mpi_launch_env(empty, {}), {"OMPI_MCA_plm": "^rsh",
+                                                                "OMPI_MCA_btl_vader_single_copy_mechanism": "none"})
 
     def test_with_ssh_nothing_is_forced(self):
         with tempfile.TemporaryDirectory() as d:
@@ -391,18 +499,19 @@ class MpiLaunchEnvTest(unittest.TestCase):
             with open(ssh, "w") as f:
                 f.write("#!/bin/sh\n")
             os.chmod(ssh, 0o755)
-            self.assertEqual(sb_mod.mpi_launch_env(d, {}), {})
+            self.assertEqual(sb_mod.mpi_launch_env(d, {}), {"OMPI_MCA_btl_vader_single_copy_mechanism": "none"})
 
     def test_the_hosts_mca_settings_come_along_and_win(self):
         with tempfile.TemporaryDirectory() as empty:
             env = sb_mod.mpi_launch_env(empty, {"OMPI_MCA_plm_rsh_agent": "false", "OMPI_MCA_btl": "self,vader",
                                                 "SECRET": "x"})
-        self.assertEqual(env, {"OMPI_MCA_plm_rsh_agent": "false", "OMPI_MCA_btl": "self,vader"})
+        self.assertEqual(env, {"OMPI_MCA_plm_rsh_agent": "false", "OMPI_MCA_btl": "self,vader",
+                               "OMPI_MCA_btl_vader_single_copy_mechanism": "none"})
 
     @unittest.skipUnless(shutil.which("mpirun"), "needs Open MPI")
     def test_mpirun_starts_with_a_missing_rsh_agent(self):
         # The failure reproduced where ssh exists: point the agent nowhere.
-        env = dict(sb_mod.base_env("/tmp"), OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+        env = dict(sb_mod.base_env(), HOME="/tmp", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                    OMPI_MCA_plm_rsh_agent="does-not-exist")
         import subprocess
         broken = subprocess.run(["mpirun", "-np", "1", "true"], env=env, capture_output=True, timeout=60)
@@ -414,57 +523,59 @@ class MpiLaunchEnvTest(unittest.TestCase):
 
 class SanitizerTest(unittest.TestCase):
     """compute-sanitizer, faked: a script on PATH that either runs the tests
-    or reports an error like the real tool, and a fake GoogleTest binary."""
+    or reports an error like the real tool; the verdicts of the tests come
+    from the judge (given here)."""
 
     FAKE_TOOL = """#!/bin/sh
 # fake compute-sanitizer: --tool T --error-exitcode N BINARY ARGS...
 shift 2; shift; code=$1; shift
-if [ -n "$FAKE_SANITIZER_ERROR" ] || [ -e "$(dirname "$0")/errors" ]; then
+if [ -e "$(dirname "$0")/errors" ]; then
   echo "========= COMPUTE-SANITIZER"
   echo "========= Invalid __global__ read of size 4 bytes"
   echo "=========     at kernel_sum+0x90 in sum.cu:12"
   echo "========= ERROR SUMMARY: 1 error"
-  "$@" >/dev/null 2>&1
   exit $code
 fi
 exec "$@"
 """
-    FAKE_TESTS = """#!/usr/bin/env python3
-import json, os, sys
-out = [a.split("json:", 1)[1] for a in sys.argv if a.startswith("--gtest_output=json:")][0]
-json.dump({"testsuites": [{"name": "Gpu", "testsuite": [{"name": "Sum", "classname": "Gpu", "status": "RUN",
-           "result": "COMPLETED"}]}]}, open(out, "w"))
-p = os.environ.get("TEST_PREMATURE_EXIT_FILE")
-if p and os.path.exists(p):
-    os.remove(p)
-"""
+
+    class Ctx:
+        pass
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
+        os.chmod(self.tmp, 0o755)
         self.tools = os.path.join(self.tmp, "tools")
         os.makedirs(self.tools)
-        self.ws = workspace.Workspace(os.path.join(self.tmp, "ws"), "09-fake")
-        for d in (self.ws.runs, self.ws.home, os.path.join(self.ws.build, "labs")):
+        ws = workspace.Workspace(os.path.join(self.tmp, "ws"), "09-fake")
+        for d in (ws.runs, os.path.join(ws.build, "labs")):
             os.makedirs(d)
         for path, text in ((os.path.join(self.tools, "compute-sanitizer"), self.FAKE_TOOL),
-                           (os.path.join(self.ws.build, "labs", "09-fake-tests"), self.FAKE_TESTS)):
+                           (ws.binary("-tests"), "#!/bin/sh\nexit 0\n")):
             with open(path, "w") as f:
                 f.write(text)
             os.chmod(path, 0o755)
+        for base, dirs, files in os.walk(self.tmp):
+            for d in dirs:
+                os.chmod(os.path.join(base, d), 0o755)
         self.env = dict(os.environ)
         os.environ["PATH"] = self.tools + ":" + os.environ["PATH"]
-        os.environ["HPCGRADE_GPU"] = "1"
+        self.ctx = self.Ctx()
+        self.ctx.gpu, self.ctx.ws, self.ctx.seed = True, ws, 1
+        self.ctx.sandbox = sb_mod.Sandbox(use_bwrap=False)
+        ws.sandbox = self.ctx.sandbox
+        self.ctx.opts, self.ctx.deadline = pipeline.Options(), pipeline.Deadline(60)
+        self.passed = {"Gpu.Sum": judging.Verdict(judging.PASSED, "passed")}
 
     def tearDown(self):
         os.environ.clear()
         os.environ.update(self.env)
         shutil.rmtree(self.tmp)
 
-    def grade(self):
-        item = score.Item("compute-sanitizer (memcheck, racecheck)", 3, "sanitizer")
+    def grade(self, judged=None):
+        item = score.Item("compute-sanitizer (memcheck, racecheck)", 3, score.SANITIZER)
         cfg = {"tools": ["memcheck", "racecheck"], "points": 3, "gtest_filter": "Gpu.*"}
-        cli.grade_sanitizer(sb_mod.Sandbox(), self.ws, "09-fake", cfg, item, True, cli.Options(),
-                            cli.Deadline(60))
+        sanitize.run(self.ctx, cfg, item, judged or self.passed)
         return item
 
     def test_clean(self):
@@ -478,10 +589,14 @@ if p and os.path.exists(p):
         self.assertIn("Invalid __global__ read of size 4 bytes", item.output)
         self.assertIn("memcheck", item.output)
 
+    def test_the_tests_must_pass_the_judge_first(self):
+        item = self.grade({"Gpu.Sum": judging.Verdict(judging.FAILED, "failed: wrong sum")})
+        self.assertEqual(item.score, 0)
+        self.assertIn("must pass first", item.output)
+
     def test_without_a_gpu(self):
-        item = score.Item("compute-sanitizer (memcheck)", 3, "sanitizer")
-        cli.grade_sanitizer(sb_mod.Sandbox(), self.ws, "09-fake", {"tools": ["memcheck"]}, item, False,
-                            cli.Options(), cli.Deadline(60))
+        self.ctx.gpu = False
+        item = self.grade()
         self.assertEqual((item.score, item.outcome), (0, "needs_gpu"))
         self.assertIn("needs a GPU", item.output)
 
@@ -526,7 +641,8 @@ class MutantPatchTest(unittest.TestCase):
         for name in sorted(os.listdir(helpers.FIXTURES + "/01-sorting")):
             with tempfile.TemporaryDirectory() as tmp:
                 d = helpers.fixture_copy("01-sorting", name, tmp)
-                base = os.path.join(ROOT, "labs" if name == "starter" else "solutions", "01-sorting")
+                base = os.path.join(ROOT, "labs" if helpers.fixture_base("01-sorting", name) == "starter"
+                                    else "solutions", "01-sorting")
                 changed = [f for f in ("sorting.cpp", "merge_sort.hpp")
                            if open(os.path.join(d, f), "rb").read() != open(os.path.join(base, f), "rb").read()]
                 self.assertEqual(bool(changed), name not in ("solution", "starter"), name)

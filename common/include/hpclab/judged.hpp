@@ -275,8 +275,8 @@ public:
     explicit Recording(Site site);
     void returned() { outcome_ = 0; }
     void threw(std::exception_ptr e);
-    template <class T>
-    void item(const T& v, void (*save)(Writer&, const T&)) {
+    template <class T, class Save>
+    void item(const T& v, Save save) {
         Writer w;
         save(w, v);
         items_.push_back(w.bytes());
@@ -389,5 +389,5 @@ auto call(detail::Site site, F&& f, Outs&&... outputs) {
 //   HPCLAB_CALL([&] { lab01::qsort_doubles(v.data(), v.size()); }, v);
 // HPCLAB_VALUE(expression): a judged call whose result is the expression's.
 //   EXPECT_EQ(HPCLAB_VALUE(lab01::compare_doubles(&a, &b)), -1);
-#define HPCLAB_CALL(...) ::hpclab::judged::call(::hpclab::judged::detail::Site{__FILE__, __LINE__}, __VA_ARGS__)
+#define HPCLAB_CALL(...) ::hpclab::judged::call({__FILE__, __LINE__}, __VA_ARGS__)
 #define HPCLAB_VALUE(...) HPCLAB_CALL([&] { return __VA_ARGS__; })

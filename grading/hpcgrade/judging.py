@@ -1,0 +1,322 @@
+"""Record in the submission's build, judge in the starter's (see
+common/include/hpclab/judged.hpp for the C++ side).
+
+For every rubric test:
+  record  the submission's test binary runs the test in its own sandboxed
+          process with HPCLAB_JUDGE_RECORD: every call into student code
+          writes what it returned, or threw, to a record file;
+  judge   the starter's test binary (no student code in it: a call into its
+          skeleton throws "not implemented") runs the same test bodies with
+          HPCLAB_JUDGE_REPLAY: each judged call reads the recorded outputs,
+          and the tests' own assertions judge them. One judge process runs
+          every test of a binary (and a rank count); a test it could not
+          finish is judged again alone.
+Both runs get the grade's seed (HPCLAB_SEED), drawn when the grade starts,
+so the inputs are the same in both and unknown to the submission before.
+
+A test passes only if the judge's GoogleTest report says so, the judge read
+a complete record for it ("record": "ok" in its notes), and the recording
+process ended by itself (no signal, no timeout). Nothing the submission's
+process prints, exits with or writes besides its record is read for a score.
+"""
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from . import sandbox as sb_mod
+
+PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
+MAX_RECORD_BYTES = 256 << 20  # per test and rank; far above any lab's outputs
+
+
+@dataclass
+class Verdict:
+    status: str                 # passed / failed / skipped
+    reason: str                 # one line in plain words
+    detail: str = ""            # the judge's failure messages, output excerpts
+    seconds: float = 0.0        # wall time of the recording run(s)
+    notes: List[str] = field(default_factory=list)  # reported, never scored
+
+    @property
+    def needs_gpu(self):
+        return self.status == SKIPPED and "needs a GPU" in self.reason
+
+
+def test_limits(timeout_s, memory_bytes):
+    return sb_mod.Limits(wall_s=timeout_s, cpu_s=int(max(30, 4 * timeout_s)), data_bytes=memory_bytes,
+                         fsize_bytes=MAX_RECORD_BYTES)
+
+
+def file_name(test, rank):
+    """The record file of TEST on RANK (as judged.cpp names it)."""
+    out = []
+    for ch in test:
+        if ch.isascii() and (ch.isalnum() or ch in "._-"):
+            out.append(ch)
+        else:
+            out.extend("%%%02X" % b for b in ch.encode())
+    return "".join(out) + ".r%d" % rank
+
+
+def copy_record(src, dst, limit=MAX_RECORD_BYTES):
+    """Copy a record file the submission wrote, refusing links, non-files
+    and oversized files. Returns why it was refused, or ""."""
+    try:
+        fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as e:
+        return "cannot be read (%s)" % (e.strerror or e)
+    try:
+        st = os.fstat(fd)
+        import stat
+        if not stat.S_ISREG(st.st_mode):
+            return "is not a regular file"
+        if st.st_size > limit:
+            return "is larger than %d bytes" % limit
+        with os.fdopen(os.dup(fd), "rb") as fi, open(dst, "wb") as fo:
+            fo.write(fi.read(limit + 1)[:limit])
+    finally:
+        os.close(fd)
+    return ""
+
+
+@dataclass
+class Run:
+    """How to start one test binary: MPI rank count (None: no mpirun)."""
+    np: Optional[str] = None
+
+    def prefix(self, mpirun):
+        return [mpirun, "-np", self.np, "--oversubscribe"] if self.np else []
+
+    def ranks(self):
+        return int(self.np) if self.np else 1
+
+    def label(self):
+        return " (with %s MPI ranks)" % self.np if self.np else ""
+
+
+def runs_for(manifest):
+    return [Run(np) for np in manifest["mpi_ranks"]] or [Run()]
+
+
+class Judging:
+    """One grade's record and judge runs. CTX is the pipeline's Grade."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.records = os.path.join(ctx.scratch, "records")  # root-owned copies
+        os.makedirs(self.records, exist_ok=True)
+        self.record_outcomes = {}  # (test, np) -> sandbox.Outcome
+        self.record_problems = {}  # (test, np) -> why a record file was refused
+
+    def env(self, extra):
+        env = sb_mod.base_env({"GTEST_COLOR": "no", "HPCLAB_SEED": str(self.ctx.seed)})
+        env.update(extra)
+        return env
+
+    def record_dir(self, run, kind):
+        d = os.path.join(self.records, run.np or "1", kind)
+        os.makedirs(d, exist_ok=True)
+        os.chmod(d, 0o755)
+        os.chmod(os.path.dirname(d), 0o755)
+        return d
+
+    # ---- record -----------------------------------------------------------
+
+    def record(self, item, binary, run):
+        """Run ITEM's test once in the submission's binary, recording."""
+        ctx = self.ctx
+        ws = ctx.ws
+        run_dir = ws.new_run_dir()
+        rec = os.path.join(run_dir, "rec")
+        os.mkdir(rec)
+        ctx.sandbox.own(rec)
+        argv = run.prefix(ctx.mpirun) + [binary, "--gtest_filter=" + item.test, "--gtest_color=no"]
+        timeout = min(ctx.opts.test_timeout, max(1.0, ctx.deadline.remaining()))
+        outcome = ctx.sandbox.execute(argv, test_limits(timeout, ctx.opts.memory_bytes), ro=[ws.build],
+                                      rw=[run_dir], cwd=run_dir, env=self.env({"HPCLAB_JUDGE_RECORD": rec}))
+        self.record_outcomes[(item.test, run.np)] = outcome
+        dest = self.record_dir(run, item.kind)
+        for rank in range(run.ranks()):
+            name = file_name(item.test, rank)
+            src = os.path.join(rec, name)
+            if os.path.lexists(src):
+                why = copy_record(src, os.path.join(dest, name))
+                if why:
+                    self.record_problems[(item.test, run.np)] = "the record file %s" % why
+        shutil.rmtree(run_dir, ignore_errors=True)
+        return outcome
+
+    # ---- judge ------------------------------------------------------------
+
+    def judge(self, judge_build, kind, tests, run):
+        """Judge TESTS (names) of binary KIND ('-tests' or '-hidden') for one
+        rank count; returns {test: (gtest case or None, notes by rank)}."""
+        results = self._judge_once(judge_build, kind, tests, run)
+        # A test the judge did not finish (it crashed or ran out of time) is
+        # judged again alone, so one test cannot take the others with it.
+        for t in tests:
+            if results.get(t, (None, {}))[0] is None and len(tests) > 1:
+                results.update(self._judge_once(judge_build, kind, [t], run))
+        return results
+
+    def _judge_once(self, judge_build, kind, tests, run):
+        ctx = self.ctx
+        binary = judge_build.binary(ctx.lab, kind)
+        if not judge_build.intact(binary):
+            raise RuntimeError("the judge's binary %s changed after it was built" % binary)
+        run_dir = ctx.scratch_run_dir()
+        report = os.path.join(run_dir, "report.json")
+        notes = os.path.join(run_dir, "notes")
+        src_kind = "visible" if kind == "-tests" else "hidden"
+        replay = self.record_dir(run, src_kind)
+        argv = run.prefix(ctx.mpirun) + [binary, "--gtest_filter=" + ":".join(tests),
+                                         "--gtest_output=json:" + report, "--gtest_color=no"]
+        timeout = min(max(60.0, ctx.opts.test_timeout * len(tests)), max(1.0, ctx.deadline.remaining()))
+        ctx.sandbox.own(run_dir)
+        outcome = ctx.sandbox.execute(argv, test_limits(timeout, ctx.opts.memory_bytes),
+                                      ro=[judge_build.build, replay], rw=[run_dir], cwd=run_dir,
+                                      env=self.env({"HPCLAB_JUDGE_REPLAY": replay, "HPCLAB_JUDGE_NOTES": notes}))
+        cases = {}
+        try:
+            with open(report, "rb") as f:
+                data = json.loads(f.read(64 << 20).decode("utf-8", "replace"))
+            for name, case in test_cases(data):
+                cases[name] = case
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        by_test = {t: {} for t in tests}
+        for rank in range(run.ranks()):
+            try:
+                with open("%s.r%d" % (notes, rank), encoding="utf-8", errors="replace") as f:
+                    for line in f:
+                        try:
+                            n = json.loads(line)
+                        except ValueError:
+                            continue
+                        if n.get("test") in by_test:
+                            by_test[n["test"]][rank] = n
+            except OSError:
+                pass
+        shutil.rmtree(run_dir, ignore_errors=True)
+        # A report from a judge that did not end normally is incomplete: trust
+        # only the cases it holds, and only if the process ended by itself.
+        complete = not outcome.timed_out and outcome.signal is None and not outcome.monitor_lost
+        return {t: (cases.get(t) if complete else None, by_test[t]) for t in tests}
+
+    # ---- verdict ----------------------------------------------------------
+
+    def verdict(self, test, run, case, notes):
+        """The verdict of TEST for one rank count, from the judge's case, its
+        notes (by rank) and how the recording run ended."""
+        rec = self.record_outcomes.get((test, run.np))
+        seconds = rec.wall_s if rec else 0.0
+        where = run.label()
+        if case is None:
+            return Verdict(FAILED, "the judge could not finish this test" + where + judge_hint(rec), seconds=seconds)
+        result = case.get("result")
+        failures = [f.get("failure", "") if isinstance(f, dict) else str(f) for f in case.get("failures", [])]
+        if result == "SKIPPED":
+            why = skip_message(case) or "skipped"
+            return Verdict(SKIPPED, why, seconds=seconds)
+        problem = self.record_problems.get((test, run.np))
+        bad_notes = [(r, n.get("record", "?")) for r, n in sorted(notes.items()) if n.get("record") != "ok"]
+        missing_ranks = [r for r in range(run.ranks()) if r not in notes]
+        if rec is not None and (rec.timed_out or rec.signal is not None or rec.monitor_lost):
+            reason = "the test " + rec.describe() + where
+            return Verdict(FAILED, reason, excerpt(rec.output), seconds)
+        if failures:
+            text = "\n".join(failures)
+            return Verdict(FAILED, failure_reason(text) + where, clip(tidy(text), 2000), seconds)
+        if case.get("status") != "RUN" or result != "COMPLETED":
+            return Verdict(FAILED, "the judge did not complete the test (%s)" % result, seconds=seconds)
+        if problem:
+            return Verdict(FAILED, problem + where, seconds=seconds)
+        if bad_notes or missing_ranks:
+            r, status = bad_notes[0] if bad_notes else (missing_ranks[0], "not read")
+            why = {"missing": "no record: the recording run ended before this test started",
+                   "incomplete": "the recording run ended before the test finished"}.get(status, "record " + status)
+            tail = " (%s)" % rec.describe() if rec is not None and not rec.ok else ""
+            return Verdict(FAILED, why + tail + where + ("" if run.ranks() == 1 else " on rank %d" % r),
+                           excerpt(rec.output if rec else ""), seconds)
+        v = Verdict(PASSED, "passed", excerpt(rec.output) if rec else "", seconds)
+        left = [n.get("threads_at_end", 0) - n.get("threads_at_start", 0) for n in notes.values()]
+        if any(x > 0 for x in left):
+            v.notes.append("%d more thread(s) were running when the test ended than when it began "
+                           "(thread pools of OpenMP, oneTBB or CUDA are expected to stay)" % max(left))
+        if rec is not None and rec.truncated_bytes:
+            v.notes.append("its output was cut: %d bytes beyond the first %d were dropped"
+                           % (rec.truncated_bytes, sb_mod.OUTPUT_CAP))
+        return v
+
+
+def judge_hint(rec):
+    if rec is None or rec.ok:
+        return ""
+    return " (the recording run " + rec.describe() + ")"
+
+
+def test_cases(report):
+    """(full name, testcase dict) for every test in a GoogleTest JSON report."""
+    for suite in report["testsuites"]:
+        for case in suite["testsuite"]:
+            yield "%s.%s" % (case.get("classname", suite.get("name")), case["name"]), case
+
+
+def skip_message(case):
+    for key in ("skipped", "failures"):
+        items = case.get(key)
+        if isinstance(items, list):
+            for item in items:
+                text = (item.get("message") or item.get("skipped") or item.get("failure")
+                        if isinstance(item, dict) else str(item))
+                if text:
+                    return first_line_with(text, "needs a GPU") or text.strip().splitlines()[-1][:300]
+    return ""
+
+
+def first_line_with(text, needle):
+    for line in text.splitlines():
+        if needle in line:
+            return line[line.index(needle):].strip()[:300]
+    return ""
+
+
+def tidy(text):
+    """Paths as the student knows them (labs/..., not the build's ../src/labs/...)."""
+    return text.replace("../src/", "")
+
+
+def failure_reason(text):
+    line = first_line_with(text, "not implemented:")
+    if line:
+        what = line[len("not implemented:"):].split("(look for")[0].strip()
+        return "not implemented (%s)" % what if what else "not implemented"
+    if "std::bad_alloc" in text:
+        return "failed: ran out of memory (std::bad_alloc) under the grader's memory limit"
+    judged = first_line_with(text, "judged call at ")
+    if judged:
+        return "failed: " + clip(judged.split(": ", 1)[-1], 200)
+    if "C++ exception" in text or "threw an exception" in text or "Unknown C++ exception" in text:
+        return "failed: an exception escaped: " + clip(first_line_with(text, "exception") or text, 200)
+    return "failed: " + clip(" ".join(tidy(text).split()), 200)
+
+
+GTEST_NOISE = ("Running main() from", "Note: Google Test filter", "[==========]", "[----------]", "[ RUN      ]",
+               "[       OK ]", "[  FAILED  ]", "[  PASSED  ]", "[  SKIPPED ]", " 1 FAILED TEST", "Global test environment")
+
+
+def excerpt(output, n=1500):
+    """The program's own last lines (display only, never scored)."""
+    keep = [l for l in output.splitlines() if l.strip() and not l.startswith(GTEST_NOISE)]
+    text = "\n".join(keep).strip()
+    if not text:
+        return ""
+    if len(text) > n:
+        text = "[...]\n" + text[-n:]
+    return "--- the program's own output (last lines) ---\n" + text
+
+
+def clip(text, n):
+    return text if len(text) <= n else text[:n] + " [...]"

@@ -1,0 +1,440 @@
+"""One lab's grade, in the order it happens:
+
+  prepare   read the manifest, copy the build inputs and the submission's
+            student files into a private workspace, list for a human what
+            the files use that a lab does not need (a report, never a score)
+  build     compile the submission's tests in the sandbox (the hidden tests
+            are added only after the visible ones built, and removed again);
+            get the judge's build (the starter with every test, no student
+            code) from the cache, or make it
+  record    run every rubric test in the submission's build, one sandboxed
+            process per test (and per MPI rank count), recording its calls
+  judge     replay the records in the judge's build; the verdicts
+  time      the driver against the reference, timed from outside
+  sanitize  compute-sanitizer on a GPU lab's tests
+  report    results.json (Gradescope's schema) and the table
+
+Every step reads and fills one Grade. A step that finds the rest cannot run
+(the code does not compile, the lab cannot be built here) says so in the
+items and sets `done`. Nothing the submission does makes a step raise; a
+grader bug is reported as an internal error, with results still written.
+"""
+import concurrent.futures
+import os
+import secrets
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+
+from . import build, host, judging, manifest, report, sanitize, scan, score, timing, workspace
+from . import sandbox as sb_mod
+
+DEFAULT_TEST_TIMEOUT = 20.0
+DEFAULT_TIME_LIMIT = 1800.0
+DEFAULT_MEMORY_GIB = 4.0
+DEFAULT_ROUNDS = 3
+
+
+class UsageError(Exception):
+    pass
+
+
+class Options:
+    def __init__(self, jobs=None, test_timeout=DEFAULT_TEST_TIMEOUT, time_limit=DEFAULT_TIME_LIMIT,
+                 memory_gib=DEFAULT_MEMORY_GIB, rounds=DEFAULT_ROUNDS, keep=False, perf=True,
+                 use_bwrap=True, quiet=False):
+        self.jobs = jobs or max(1, min(4, os.cpu_count() or 1))
+        self.test_timeout = test_timeout
+        self.time_limit = time_limit
+        self.memory_bytes = int(memory_gib * sb_mod.GiB)
+        self.rounds = rounds
+        self.keep = keep
+        self.perf = perf
+        self.use_bwrap = use_bwrap
+        self.quiet = quiet
+
+
+class Deadline:
+    def __init__(self, seconds):
+        self.end = time.monotonic() + seconds
+        self.seconds = seconds
+
+    def remaining(self):
+        return self.end - time.monotonic()
+
+
+class Grade:
+    """Everything one grade knows; the steps read and fill it."""
+
+    def __init__(self, root, lab, kind, submission, opts, sandbox, log):
+        self.root, self.lab, self.kind, self.submission = root, lab, kind, submission
+        self.opts, self.sandbox, self.log = opts, sandbox, log
+        self.t0 = time.monotonic()
+        self.deadline = Deadline(opts.time_limit)
+        self.manifest = manifest.check_grading_fields(manifest.load(root, lab))
+        # Drawn now: the tests' data and the timing's inputs cannot be known
+        # to the submission before it runs.
+        self.seed = secrets.randbits(63)
+        self.gpu = host.gpu_available()
+        self.gpu_arch = host.gpu_arch() if self.gpu else "90"
+        self.has_solutions = os.path.isdir(os.path.join(root, "solutions", lab))
+        self.hidden_here = os.path.isdir(os.path.join(root, "grading", "hidden", lab))
+        self.mpirun = host.find_tool("mpirun") if self.manifest["mpi_ranks"] else None
+        self.items = score.rubric(self.manifest, include_hidden=self.hidden_here)
+        self.perf_item = self.san_item = None
+        self.out = []
+        self.extra = {"lab": lab, "kind": kind, "sandbox": sandbox.active, "needs_gpu": False, "seed": self.seed}
+        self.scratch = tempfile.mkdtemp(prefix="hpcgrade-scratch-")
+        os.chmod(self.scratch, 0o755)
+        self.ws = self.builder = self.judge_build = None
+        self.digests = {}
+        self.judged = {}
+        self.done = False
+        self.warmup = 0
+
+    # ---- helpers the steps share -----------------------------------------
+
+    def tests(self, kind=None):
+        return [it for it in self.items if it.test and (kind is None or it.kind == kind)]
+
+    def fail_rest(self, outcome, text):
+        for it in self.items:
+            if it.outcome == "not run":
+                it.set(0, outcome, text)
+        self.done = True
+
+    def step(self, text):
+        if self.log and not self.opts.quiet:
+            self.log("  ... [%5.1f s] %s: %s" % (time.monotonic() - self.t0, self.lab, text))
+
+    def scratch_run_dir(self):
+        d = tempfile.mkdtemp(prefix="run-", dir=self.scratch)
+        os.chmod(d, 0o755)
+        self.sandbox.own(d)
+        return d
+
+    def mpi_prefix(self):
+        np = self.manifest.get("benchmark", {}).get("mpi_ranks")
+        if np and self.mpirun:
+            return [self.mpirun, "-np", str(np), "--oversubscribe"]
+        return []
+
+    def cleanup(self):
+        for path in (self.ws.path if self.ws else None, self.scratch):
+            if path is None:
+                continue
+            if self.opts.keep:
+                self.out.append("kept for debugging: " + path)
+            else:
+                shutil.rmtree(path, ignore_errors=True)
+
+
+# ---- the steps ----------------------------------------------------------------
+
+def prepare(g):
+    m = g.manifest
+    bench, san = m.get("benchmark"), m.get("sanitizer")
+    if bench:
+        g.perf_item = score.Item("performance: %s vs the reference" % bench.get("measure", "driver"),
+                                 bench.get("points", 0), score.PERFORMANCE)
+        g.items.append(g.perf_item)
+    if san:
+        g.san_item = score.Item("compute-sanitizer (%s)" % ", ".join(san.get("tools", ["memcheck"])),
+                                san.get("points", 0), score.SANITIZER)
+        g.items.append(g.san_item)
+    what = {"solution": "the reference solution", "starter": "the starter files"}.get(
+        g.kind, "the submission in %s" % g.submission)
+    g.out += ["%s: %s" % (g.lab, m["title"]), "graded: " + what, g.sandbox.describe(),
+              "seed of this grade (test data and timing inputs): %d" % g.seed]
+    if m["tests"]["hidden"]["points"] and not g.hidden_here:
+        g.out.append("hidden tests: not in this tree (a student release): visible tests only")
+    if not os.path.isdir(os.path.join(g.root, "solutions")):
+        g.out.append("judge: this tree has no solutions/ (a student release), so the judge is built from "
+                     "labs/%s as it is here: a self-grade, not the instructor's" % g.lab)
+    src = source_dir(g.root, g.lab, g.kind, g.submission)
+    review = scan.review(read_student_files(src, m["student_files"]))
+    if review:
+        g.out.append("for review (no effect on the score): the student files use things a lab does not "
+                     "need:\n  " + "\n  ".join(review[:20]))
+    g.ws = workspace.create(g.root, g.lab, g.sandbox)
+    g.out += workspace.install_student_files(g.ws, m["student_files"], src)
+
+
+def build_step(g):
+    m = g.manifest
+    g.builder = build.Builder(g.sandbox, g.ws, g.opts.jobs, g.deadline, gpu_arch=g.gpu_arch)
+    g.step("configuring")
+    cfg = g.builder.configure(m["needs"])
+    if cfg.skipped:
+        needs_gpu = m["needs_gpu"] and "nvcc" in cfg.skipped
+        g.extra["needs_gpu"] = needs_gpu
+        g.out.append("this lab could not be built here: it needs %s: %s" % ("/".join(m["needs"]), cfg.skipped))
+        g.fail_rest("needs_gpu" if needs_gpu else "needs",
+                    "not graded on this host: needs %s (%s)" % ("/".join(m["needs"]), cfg.skipped))
+        return
+    if not cfg.ok:
+        g.out.append(cfg.errors)
+        g.fail_rest("failed", "0: the build could not be configured (see the top of the report)")
+        return
+    target = "labs/%s" % g.lab
+    g.step("compiling the visible tests")
+    vis = g.builder.compile([target + "-tests"])
+    bad = g.builder.foreign_dependencies([g.root])
+    if vis.ok and bad:
+        vis = build.BuildResult(False, vis.output, "the build read files outside the workspace and the system "
+                                "headers (not allowed):\n  " + "\n  ".join(sorted({p for _, p in bad})[:10]))
+    if not vis.ok:
+        g.out.append("compile error: 0 for every test. The compiler's first errors:\n" + vis.errors)
+        g.fail_rest("failed", "0: the code does not compile (see the compiler's errors at the top)")
+        return
+    g.digests[g.ws.binary("-tests")] = build.file_digest(g.ws.binary("-tests"))
+    if g.hidden_here and m["tests"]["hidden"]["sources"]:
+        g.step("compiling the hidden tests")
+        workspace.add_hidden(g.ws, g.root)
+        hid = g.builder.enable_hidden()
+        if hid.ok:
+            hid = g.builder.compile([target + "-hidden"])
+        deps = g.builder.dependencies_text() or ""
+        leaked = [o for o, _ in build.check_deps(deps, g.ws.build, g.ws.path, [g.root])] + \
+            [o for o, p in hidden_readers(deps) if "-hidden" not in o]
+        workspace.remove_hidden(g.ws)
+        if hid.ok and leaked:
+            hid = build.BuildResult(False, hid.output, "the student's objects read the hidden tests")
+        if hid.ok:
+            g.digests[g.ws.binary("-hidden")] = build.file_digest(g.ws.binary("-hidden"))
+        else:
+            g.out.append("the hidden tests did not compile against the submission:\n" + hid.errors)
+            for it in g.tests(score.HIDDEN):
+                it.set(0, "failed", "0: the hidden tests do not compile against your code "
+                                    "(does it keep the interface of the header?)")
+    g.step("the judge's build (cached after the first grade)")
+    targets = [target + "-tests"] + ([target + "-hidden"] if g.hidden_here and m["tests"]["hidden"]["sources"] else [])
+    g.judge_build, r = build.cached_build(
+        g.sandbox, lambda parent: workspace.create(g.root, g.lab, g.sandbox, parent=parent, hidden=g.hidden_here),
+        g.lab, m["needs"], targets, g.opts.jobs, g.deadline, g.gpu_arch, "judge")
+    if g.judge_build is None:
+        raise RuntimeError("the judge's build failed (the starter with every test must compile):\n"
+                           + (r.errors or r.skipped or "")[:2000])
+
+
+def hidden_readers(deps_text):
+    """(object, path) for every object that depends on a file under
+    grading/hidden (only the hidden tests' objects may)."""
+    bad, obj = [], None
+    for line in deps_text.splitlines():
+        if line and not line.startswith(" "):
+            obj = line.split(":", 1)[0]
+        elif "grading/hidden/" in line:
+            bad.append((obj, line.strip()))
+    return bad
+
+
+def record(g):
+    g.judging = judging.Judging(g)
+    todo = [it for it in g.tests() if it.outcome == "not run"]
+    runs = judging.runs_for(g.manifest)
+    g.step("recording %d tests in the submission's build" % len(todo))
+
+    def one(job):
+        it, run = job
+        binary = g.ws.binary("-tests" if it.kind == score.VISIBLE else "-hidden")
+        if g.deadline.remaining() < 1:
+            return
+        if build.file_digest(binary) != g.digests.get(binary):
+            raise RuntimeError("the test binary %s changed after it was built" % binary)
+        g.judging.record(it, binary, run)
+
+    jobs = [(it, run) for it in todo for run in runs]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=g.opts.jobs) as pool:
+        list(pool.map(one, jobs))
+
+
+def judge(g):
+    runs = judging.runs_for(g.manifest)
+    todo = [it for it in g.tests() if it.outcome == "not run"]
+    g.step("judging %d tests in the judge's build" % len(todo))
+    by_kind = {}
+    for it in todo:
+        by_kind.setdefault("-tests" if it.kind == score.VISIBLE else "-hidden", []).append(it)
+    for suffix, items in by_kind.items():
+        for run in runs:
+            results = g.judging.judge(g.judge_build, suffix, [it.test for it in items], run)
+            for it in items:
+                case, notes = results[it.test]
+                v = g.judging.verdict(it.test, run, case, notes)
+                prev = g.judged.get(it.test)
+                # Every rank count must pass; the first failure is the verdict.
+                if prev is None or prev.status == judging.PASSED:
+                    v.seconds += prev.seconds if prev else 0.0
+                    g.judged[it.test] = v
+    for it in todo:
+        v = g.judged.get(it.test) or judging.Verdict(judging.FAILED, "not run: the grade's time limit ran out")
+        it.execution_time = v.seconds
+        text = "\n".join([v.reason if v.reason != "passed" or v.notes else ""] + v.notes + [v.detail]).strip()
+        if v.status == judging.PASSED:
+            it.set(it.max_score, "passed", "" if text == "passed" else text)
+        elif v.status == judging.SKIPPED:
+            needs_gpu = v.needs_gpu or (g.manifest["needs_gpu"] and not g.gpu)
+            it.set(0, "needs_gpu" if needs_gpu else "skipped", text)
+        else:
+            it.set(0, "failed", text)
+    skipped_gpu = [it for it in g.items if it.outcome == "needs_gpu"]
+    if skipped_gpu:
+        g.extra["needs_gpu"] = True
+        g.out.append("this lab needs a GPU: %d tests (%g points) were not run on this host, which has none; "
+                     "grade on a GPU host" % (len(skipped_gpu), sum(i.max_score for i in skipped_gpu)))
+
+
+def time_step(g):
+    item, m = g.perf_item, g.manifest
+    if item is None:
+        return
+    bench = m["benchmark"]
+    visible = [it for it in g.items if it.kind == score.VISIBLE and it.max_score > 0]
+    if m["needs_gpu"] and not g.gpu:
+        item.set(0, "needs_gpu", "needs a GPU: performance is measured on a GPU host")
+        return
+    if not all(it.outcome == "passed" for it in visible):
+        item.set(0, "failed", "not measured: performance counts only when every visible test passes")
+        return
+    if not g.has_solutions:
+        item.set(0, "needs", "not measured: this tree has no reference solution (a student release); the "
+                             "instructor's grader measures performance")
+        return
+    if not g.opts.perf:
+        item.set(0, "not run", "not measured (--no-perf)")
+        return
+    target = "labs/%s" % g.lab
+    g.step("building the driver and the reference's")
+    d = g.builder.compile([target])
+    if not d.ok:
+        item.set(0, "failed", "not measured: the driver does not build:\n" + d.errors)
+        return
+
+    def reference_workspace(parent):
+        ws = workspace.create(g.root, g.lab, g.sandbox, parent=parent)
+        workspace.install_student_files(ws, m["student_files"], os.path.join(g.root, "solutions", g.lab))
+        return ws
+
+    ref, r = build.cached_build(g.sandbox, reference_workspace, g.lab, m["needs"], [target], g.opts.jobs,
+                                g.deadline, g.gpu_arch, "reference")
+    if ref is None:
+        raise RuntimeError("the reference's driver did not build:\n" + (r.errors or r.skipped or "")[:2000])
+    ref_bin = ref.binary(g.lab)
+    if not ref.intact(ref_bin):
+        raise RuntimeError("the reference's driver changed after it was built")
+    g.step("timing the reference and the submission, %d rounds" % g.opts.rounds)
+    full, floor = float(bench.get("full_marks_ratio", 1.0)), float(bench.get("floor_ratio", 0.0))
+    try:
+        result = timing.measure(g, g.ws.binary(), [g.ws.build], ref_bin, [ref.build])
+    except timing.TimingError as e:
+        item.set(0, "failed", "not measured: %s" % e)
+        return
+    pts = score.ratio_points(result.ratio, item.max_score, full, floor)
+    item.set(pts, "passed" if pts > 0 else "failed", timing.describe(result, full, floor))
+    g.extra["timing"] = {"reference": result.ref.spread(), "submission": result.sub.spread(),
+                         "ratio": result.ratio}
+    g.out.append("performance: ratio %.2f -> %s of %s points" % (result.ratio, round(pts, 2), item.max_score))
+
+
+def sanitize_step(g):
+    if g.san_item is not None:
+        g.step("compute-sanitizer")
+        sanitize.run(g, g.manifest["sanitizer"], g.san_item, g.judged)
+
+
+STEPS = (prepare, build_step, record, judge, time_step, sanitize_step)
+
+
+def grade_lab(root, lab, kind, submission, opts, sandbox=None, log=print):
+    """Grade one lab; return the results object (never raises for anything
+    the submission does)."""
+    sandbox = sandbox or sb_mod.Sandbox(opts.use_bwrap, hide=[root])
+    g = Grade(root, lab, kind, submission, opts, sandbox, log)
+    try:
+        for step in STEPS:
+            if g.done:
+                break
+            step(g)
+    except Exception:  # a grader bug: still write results, say so loudly
+        text = traceback.format_exc()
+        sys.stderr.write(text)
+        g.extra["internal_error"] = text.strip().splitlines()[-1]
+        g.out.append("internal grader error (not the submission's fault): " + g.extra["internal_error"])
+        g.fail_rest("failed", "not graded: internal grader error")
+    finally:
+        g.cleanup()
+    return report.results(g.items, [o for o in g.out if o], time.monotonic() - g.t0, g.extra)
+
+
+def grade_all(root, labs, kind, submission, opts, out_path, sandbox):
+    """Grade LABS one after another; write each lab's results next to
+    OUT_PATH and the combined results to it. Returns the scoreboard rows."""
+    rows, combined, outputs = [], [], []
+    t0 = time.monotonic()
+    for i, lab in enumerate(labs, 1):
+        sub = os.path.join(submission, lab) if submission else None
+        if sub is not None and not os.path.isdir(sub):
+            sub = os.path.join(submission, ".missing-" + lab)  # graded as an empty submission
+        print("[%d/%d] %s ..." % (i, len(labs), lab), flush=True)
+        t = time.monotonic()
+        data = grade_lab(root, lab, kind, sub, opts, sandbox, log=None)
+        report.write_atomic(per_lab_path(out_path, lab), data)
+        maximum = data["extra_data"]["max_score"]
+        note = lab_note(data)
+        print("[%d/%d] %s: %s/%s (%.0f s)%s" % (i, len(labs), lab, report._fmt(data["score"]),
+                                              report._fmt(maximum), time.monotonic() - t,
+                                              ", " + note if note else ""), flush=True)
+        rows.append((lab, data["score"], maximum, note))
+        for test in data["tests"]:
+            combined.append(dict(test, name="%s: %s" % (lab, test["name"])))
+        outputs.append("== %s ==\n%s" % (lab, data["output"]))
+    all_data = {"score": round(sum(r[1] for r in rows), 4), "output": "\n\n".join(outputs),
+                "execution_time": round(time.monotonic() - t0, 3), "tests": combined,
+                "extra_data": {"labs": {r[0]: {"score": r[1], "max_score": r[2], "note": r[3]} for r in rows},
+                               "max_score": round(sum(r[2] for r in rows), 4)}}
+    report.write_atomic(out_path, all_data)
+    return rows
+
+
+def lab_note(data):
+    ex = data.get("extra_data", {})
+    if ex.get("internal_error"):
+        return "grader error"
+    if ex.get("needs_gpu"):
+        return "needs a GPU for some parts"
+    outcomes = list(ex.get("outcomes", {}).values())
+    if outcomes and all(o == "needs" for o in outcomes):
+        return "not buildable here"
+    return ""
+
+
+def per_lab_path(out, lab):
+    base, ext = os.path.splitext(out)
+    return "%s-%s%s" % (base, lab, ext or ".json")
+
+
+# ---- inputs -----------------------------------------------------------------------
+
+def read_student_files(directory, names):
+    files = {}
+    for n in names:
+        p = os.path.join(directory, n)
+        if os.path.isfile(p) and not os.path.islink(p):
+            with open(p, "rb") as f:
+                files[n] = f.read(workspace.MAX_STUDENT_FILE).decode("utf-8", "replace")
+    return files
+
+
+def source_dir(root, lab, kind, submission):
+    if kind == "solution":
+        d = os.path.join(root, "solutions", lab)
+        if not os.path.isdir(d):
+            raise UsageError("no solutions/%s in this tree (a student release has none): "
+                             "use --starter or --submission DIR" % lab)
+        return d
+    if kind == "starter":
+        return os.path.join(root, "labs", lab)
+    return submission
