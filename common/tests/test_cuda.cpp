@@ -93,3 +93,49 @@ TEST(Gpu, CopyAnchorIsPlausible) {
     EXPECT_GT(gbps, 50.0);
     EXPECT_LT(gbps, 1.2 * device_info(0).peak_bandwidth_gbps());
 }
+
+// ---- the timing protocol's device-side pieces (hpclab/timed_cuda.hpp) ----
+
+#include <vector>
+
+#include "hpclab/timed.hpp"
+#include "hpclab/timed_cuda.hpp"
+
+TEST(TimedCuda, FillIsDeterministicAndInRange) {
+    HPCLAB_REQUIRE_GPU();
+    const std::size_t n = 1000003;
+    DeviceBuffer<float> a(n), b(n);
+    hpclab::timed::cuda::fill_uniform(a.get(), n, 7, -1.0f, 2.0f);
+    hpclab::timed::cuda::fill_uniform(b.get(), n, 7, -1.0f, 2.0f);
+    std::vector<float> ha(n), hb(n);
+    a.copy_to_host(ha.data(), n);
+    b.copy_to_host(hb.data(), n);
+    EXPECT_EQ(ha, hb);
+    double mean = 0;
+    for (float x : ha) {
+        ASSERT_GE(x, -1.0f);
+        ASSERT_LE(x, 2.0f);
+        mean += x / n;
+    }
+    EXPECT_NEAR(mean, 0.5, 0.01);
+    hpclab::timed::cuda::fill_uniform(b.get(), n, 8, -1.0f, 2.0f);
+    b.copy_to_host(hb.data(), n);
+    EXPECT_NE(ha, hb);
+}
+
+TEST(TimedCuda, DigestAndSignedSumsAgreeWithTheData) {
+    HPCLAB_REQUIRE_GPU();
+    const std::size_t n = 100001;
+    std::vector<double> h(n);
+    for (std::size_t i = 0; i < n; ++i) h[i] = static_cast<double>(i % 13) - 6.0;
+    DeviceBuffer<double> d(n);
+    d.copy_from_host(h.data(), n);
+    const auto digest = hpclab::timed::cuda::exact_digest(d.get(), n * sizeof(double));
+    EXPECT_EQ(digest, hpclab::timed::cuda::exact_digest(d.get(), n * sizeof(double)));
+    std::swap(h[5], h[6]);
+    d.copy_from_host(h.data(), n);
+    EXPECT_NE(digest, hpclab::timed::cuda::exact_digest(d.get(), n * sizeof(double)));
+    // Small integers: every partial sum is exact, so device and host agree bitwise.
+    const auto host = hpclab::timed::signed_sums(h.data(), n, 99, 2);
+    EXPECT_EQ(hpclab::timed::cuda::signed_sums(d.get(), n, 99, 2), host);
+}

@@ -65,11 +65,12 @@ std::vector<double> exact_digest(const std::vector<T>& v) {
     return exact_digest(v.data(), v.size() * sizeof(T));
 }
 
-// Sums of the output weighted by pseudo-random signs drawn from `seed`
-// (one sum per weight pattern, in double): each depends on every element,
-// so no output can be skipped, and unlike a plain sum it changes when
-// elements are swapped or moved. For floating-point outputs whose last bits
-// may differ from the reference's (compare within a tolerance).
+// Sums of the output weighted by pseudo-random integers from -16 to 16 (not
+// 0) drawn from `seed`, one sum per weight pattern, in double: each depends
+// on every element, so no output can be skipped, and unlike a plain sum it
+// changes when elements are swapped or moved (two elements swapped escape a
+// pattern with probability 1/32). For floating-point outputs whose last
+// bits may differ from the reference's (compare within a tolerance).
 std::vector<double> signed_sums(const double* values, std::size_t n, std::uint64_t seed, int patterns = 2);
 std::vector<double> signed_sums(const float* values, std::size_t n, std::uint64_t seed, int patterns = 2);
 
