@@ -167,10 +167,11 @@ def toolchain_id(gpu_arch):
     return "\n".join(parts)
 
 
-def cached_build(sandbox, make_workspace, lab, needs, targets, jobs, deadline, gpu_arch, kind):
+def cached_build(sandbox, make_workspace, lab, needs, targets, jobs, deadline, gpu_arch, kind, hidden=False):
     """The CachedBuild of KIND ("judge" or "reference") for LAB, building it
     if the cache has none for these inputs. MAKE_WORKSPACE(parent) creates
-    the workspace. Returns (CachedBuild or None, BuildResult)."""
+    the workspace; HIDDEN: compile the hidden tests too. Returns
+    (CachedBuild or None, BuildResult)."""
     import fcntl
     import hashlib
     import json
@@ -180,7 +181,7 @@ def cached_build(sandbox, make_workspace, lab, needs, targets, jobs, deadline, g
     for d in (cache_dir(), base):
         os.chmod(d, 0o755)
     ws = make_workspace(base)
-    key = hashlib.sha256((workspace.tree_digest(ws.src) + toolchain_id(gpu_arch) + " ".join(targets))
+    key = hashlib.sha256((workspace.tree_digest(ws.src) + toolchain_id(gpu_arch) + " ".join(targets) + str(hidden))
                          .encode()).hexdigest()[:20]
     final = os.path.join(base, "%s-%s" % (lab, key))
     with open(final + ".lock", "w") as lock:
@@ -192,7 +193,7 @@ def cached_build(sandbox, make_workspace, lab, needs, targets, jobs, deadline, g
         except (OSError, ValueError):
             pass
         b = Builder(sandbox, ws, jobs, deadline, gpu_arch)
-        r = b.configure(needs, hidden=kind == "judge")
+        r = b.configure(needs, hidden=hidden)
         if r.ok:
             r = b.compile(targets)
         if not r.ok:

@@ -210,10 +210,11 @@ def build_step(g):
                 it.set(0, "failed", "0: the hidden tests do not compile against your code "
                                     "(does it keep the interface of the header?)")
     g.step("the judge's build (cached after the first grade)")
-    targets = [target + "-tests"] + ([target + "-hidden"] if g.hidden_here and m["tests"]["hidden"]["sources"] else [])
+    hidden = bool(g.hidden_here and m["tests"]["hidden"]["sources"])
+    targets = [target + "-tests"] + ([target + "-hidden"] if hidden else [])
     g.judge_build, r = build.cached_build(
-        g.sandbox, lambda parent: workspace.create(g.root, g.lab, g.sandbox, parent=parent, hidden=g.hidden_here),
-        g.lab, m["needs"], targets, g.opts.jobs, g.deadline, g.gpu_arch, "judge")
+        g.sandbox, lambda parent: workspace.create(g.root, g.lab, g.sandbox, parent=parent, hidden=hidden),
+        g.lab, m["needs"], targets, g.opts.jobs, g.deadline, g.gpu_arch, "judge", hidden=hidden)
     if g.judge_build is None:
         raise RuntimeError("the judge's build failed (the starter with every test must compile):\n"
                            + (r.errors or r.skipped or "")[:2000])

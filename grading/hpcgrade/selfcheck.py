@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from . import manifest, pipeline, report
+from . import manifest, pipeline, report, score
 from . import sandbox as sb_mod
 
 
@@ -73,18 +73,14 @@ def patched_submission(root, lab, patch_file, dest, base="solutions"):
     return dest
 
 
-def tests_only(data):
-    """(score, max) over the GoogleTest items (not performance/sanitizer)."""
-    s = m = 0.0
-    perf = None
-    for t in data["tests"]:
-        if t["name"].startswith(("performance:", "compute-sanitizer")):
-            if t["name"].startswith("performance:"):
-                perf = t
-            continue
-        s += t["score"]
-        m += t["max_score"]
-    return s, m, perf
+def kind_of(data, name):
+    """An item's kind (visible, hidden, performance, sanitizer): results
+    carry it as data."""
+    return data["extra_data"]["kinds"].get(name)
+
+
+def performance_item(data):
+    return next((t for t in data["tests"] if kind_of(data, t["name"]) == score.PERFORMANCE), None)
 
 
 def gpu_excused(data):
@@ -92,15 +88,21 @@ def gpu_excused(data):
     return {n for n, o in outcomes.items() if o in ("needs_gpu", "needs")}
 
 
+def lost_tests(data, excused):
+    """Test items (visible or hidden) that scored less than their maximum."""
+    return [t["name"] for t in data["tests"] if t["score"] < t["max_score"] and t["name"] not in excused
+            and kind_of(data, t["name"]) in (score.VISIBLE, score.HIDDEN)]
+
+
 def judge_solution(data):
     if data["extra_data"].get("internal_error"):
         return False, "grader error: " + data["extra_data"]["internal_error"]
     excused = gpu_excused(data)
     lost = [t["name"] for t in data["tests"] if t["score"] < t["max_score"] and t["name"] not in excused
-            and not t["name"].startswith("performance:")]
+            and kind_of(data, t["name"]) != score.PERFORMANCE]
     if lost:
         return False, "lost points: " + ", ".join(lost[:5])
-    _, _, perf = tests_only(data)
+    perf = performance_item(data)
     note = "needs a GPU for %d items (not run here)" % len(excused) if excused else "full marks"
     # The reference timed against itself should score full marks; less is
     # timing noise on this host (a busy 2-core CI machine, say). It is shown
@@ -127,12 +129,20 @@ def judge_mutant(data, full_max):
     if data["extra_data"].get("internal_error"):
         return False, "grader error: " + data["extra_data"]["internal_error"]
     excused = gpu_excused(data)
-    lost = [t["name"] for t in data["tests"] if t["score"] < t["max_score"] and t["name"] not in excused
-            and not t["name"].startswith(("performance:", "compute-sanitizer"))]
+    lost = lost_tests(data, excused)
     if lost:
         return True, "caught by " + ", ".join(lost[:3]) + (" ..." if len(lost) > 3 else "")
     if excused:
         return True, "needs a GPU: its bug can only show on a GPU host"
+    # A property only the submission's own process can observe (an
+    # allocation count, say) is reported by a test worth 0 points: a mutant
+    # of that property fails the report, and says so; it cannot cost points.
+    reported = [t["name"] for t in data["tests"] if t["max_score"] == 0 and t["status"] != "passed"
+                and kind_of(data, t["name"]) in (score.VISIBLE, score.HIDDEN)
+                and data["extra_data"]["outcomes"].get(t["name"]) == "failed"]
+    if reported:
+        return True, "caught only by a report-only test (0 points: observed inside the submission): " + \
+            ", ".join(reported[:3])
     return False, "NOT caught: it loses no test points"
 
 
