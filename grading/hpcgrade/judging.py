@@ -39,9 +39,11 @@ class Verdict:
     seconds: float = 0.0        # wall time of the recording run(s)
     notes: List[str] = field(default_factory=list)  # reported, never scored
 
+    needs: str = ""             # what a skip needs, as the test recorded it ("gpu")
+
     @property
     def needs_gpu(self):
-        return self.status == SKIPPED and "needs a GPU" in self.reason
+        return self.status == SKIPPED and self.needs == "gpu"
 
 
 def test_limits(timeout_s, memory_bytes):
@@ -219,7 +221,7 @@ class Judging:
         failures = [f.get("failure", "") if isinstance(f, dict) else str(f) for f in case.get("failures", [])]
         if result == "SKIPPED":
             why = skip_message(case) or "skipped"
-            return Verdict(SKIPPED, why, seconds=seconds)
+            return Verdict(SKIPPED, why, seconds=seconds, needs=str(case.get("hpclab_needs", "")))
         problem = self.record_problems.get((test, run.np))
         bad_notes = [(r, n.get("record", "?")) for r, n in sorted(notes.items()) if n.get("record") != "ok"]
         missing_ranks = [r for r in range(run.ranks()) if r not in notes]
@@ -272,7 +274,7 @@ def skip_message(case):
                 text = (item.get("message") or item.get("skipped") or item.get("failure")
                         if isinstance(item, dict) else str(item))
                 if text:
-                    return first_line_with(text, "needs a GPU") or text.strip().splitlines()[-1][:300]
+                    return text.strip().splitlines()[-1][:300]
     return ""
 
 

@@ -44,7 +44,7 @@ class UsageError(Exception):
 class Options:
     def __init__(self, jobs=None, test_timeout=DEFAULT_TEST_TIMEOUT, time_limit=DEFAULT_TIME_LIMIT,
                  memory_gib=DEFAULT_MEMORY_GIB, rounds=DEFAULT_ROUNDS, keep=False, perf=True,
-                 use_bwrap=True, quiet=False):
+                 use_bwrap=True, quiet=False, sanitize=True):
         self.jobs = jobs or max(1, min(4, os.cpu_count() or 1))
         self.test_timeout = test_timeout
         self.time_limit = time_limit
@@ -52,6 +52,7 @@ class Options:
         self.rounds = rounds
         self.keep = keep
         self.perf = perf
+        self.sanitize = sanitize
         self.use_bwrap = use_bwrap
         self.quiet = quiet
 
@@ -341,7 +342,9 @@ def time_step(g):
 
 
 def sanitize_step(g):
-    if g.san_item is not None:
+    if g.san_item is not None and not g.opts.sanitize:
+        g.san_item.set(0, "not run", "not run (the self-check does not count it for mutants)")
+    elif g.san_item is not None:
         g.step("compute-sanitizer")
         sanitize.run(g, g.manifest["sanitizer"], g.san_item, g.judged)
 

@@ -150,6 +150,9 @@ def run(root, labs, opts, log=print):
     sandbox = sb_mod.Sandbox(hide=[root])
     log(sandbox.describe())
     rows, ok_all = [], True
+    import copy
+    mutant_opts = copy.copy(opts)
+    mutant_opts.perf = mutant_opts.sanitize = False
     tmp = tempfile.mkdtemp(prefix="hpcgrade-selfcheck-")
     try:
         for lab in labs:
@@ -168,7 +171,9 @@ def run(root, labs, opts, log=print):
                     log("%-12s %-28s %9s  %-4s %s" % rows[-1])
                     ok_all = False
                     continue
-                data = pipeline.grade_lab(root, lab, kind, sub, opts, sandbox, log=None)
+                # A mutant is judged by its tests alone: timing and the
+                # sanitizer would only cost time.
+                data = pipeline.grade_lab(root, lab, kind, sub, mutant_opts if mutant else opts, sandbox, log=None)
                 maximum = data["extra_data"]["max_score"]
                 if kind == "solution":
                     ok, note = judge_solution(data)

@@ -96,10 +96,14 @@ class VerdictTest(unittest.TestCase):
                            "TODO(student))\" thrown in the test body."])
         self.assertEqual(self.verdict(c).reason, "not implemented (qsort_doubles)")
 
-    def test_gpu_skip(self):
-        v = self.verdict(case("SKIPPED", skipped="x.cpp:3\nneeds a GPU: no CUDA device"))
+    def test_gpu_skip_is_data_not_wording(self):
+        c = case("SKIPPED", skipped="x.cpp:3\nneeds a GPU: no CUDA device")
+        self.assertFalse(self.verdict(c).needs_gpu)
+        c["hpclab_needs"] = "gpu"
+        v = self.verdict(c)
         self.assertEqual(v.status, judging.SKIPPED)
         self.assertTrue(v.needs_gpu)
+        self.assertEqual(v.reason, "needs a GPU: no CUDA device")
 
     def test_not_run_status(self):
         self.assertEqual(self.verdict(case("SUPPRESSED", status="NOTRUN")).status, judging.FAILED)
