@@ -158,7 +158,7 @@ public:
             if (c.outcome > 1) throw Malformed{"an unknown call outcome"};
             if (c.outcome == 1) {
                 const auto k = u8();
-                if (k > static_cast<std::uint8_t>(ExceptionKind::unavailable)) throw Malformed{"an unknown exception kind"};
+                if (k > static_cast<std::uint8_t>(ExceptionKind::cuda_error)) throw Malformed{"an unknown exception kind"};
                 c.kind = static_cast<ExceptionKind>(k);
                 c.message = text(kMaxMessageBytes);
             }
@@ -304,6 +304,11 @@ class Listener : public ::testing::EmptyTestEventListener {
     }
 };
 
+std::vector<ExtraKind>& extra_kinds() {
+    static std::vector<ExtraKind> kinds;
+    return kinds;
+}
+
 [[noreturn]] void throw_recorded(ExceptionKind kind, const std::string& message);
 
 struct RecordedStdException : std::exception {
@@ -313,6 +318,8 @@ struct RecordedStdException : std::exception {
 };
 
 void throw_recorded(ExceptionKind kind, const std::string& m) {
+    for (const auto& extra : extra_kinds())
+        if (extra.kind == kind) extra.rethrow(m);
     switch (kind) {
         case ExceptionKind::not_implemented: throw NotImplemented::with_message(m);
         case ExceptionKind::unavailable: throw cli::Unavailable(m);
@@ -327,6 +334,7 @@ void throw_recorded(ExceptionKind kind, const std::string& m) {
         case ExceptionKind::runtime_error: throw std::runtime_error(m);
         case ExceptionKind::bad_alloc: throw std::bad_alloc();
         case ExceptionKind::exception: throw RecordedStdException(m);
+        case ExceptionKind::cuda_error: throw std::runtime_error(m);  // not registered in this binary
         case ExceptionKind::unknown: break;
     }
     throw UnknownRecordedException{m};
@@ -342,6 +350,13 @@ std::mutex& call_mutex() {
 Mode mode() {
     static const Mode m = read_mode();
     return m;
+}
+
+bool register_kind(const ExtraKind& extra) {
+    for (const auto& k : extra_kinds())
+        if (k.kind == extra.kind) return true;
+    extra_kinds().push_back(extra);
+    return true;
 }
 
 void install_listener() {
@@ -364,6 +379,18 @@ Recording::Recording(Site site) : site_(label(site)) {}
 
 void Recording::threw(std::exception_ptr e) {
     outcome_ = 1;
+    try {
+        std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+        for (const auto& extra : extra_kinds()) {
+            if (extra.matches(x)) {
+                kind_ = extra.kind;
+                message_ = x.what();
+                return;
+            }
+        }
+    } catch (...) {
+    }
     try {
         std::rethrow_exception(e);
     } catch (const NotImplemented& x) {

@@ -50,6 +50,17 @@ TEST(Probe, NotImplementedKeepsItsMessage) {
     }
 }
 
+namespace {
+bool is_probe_error(const std::exception& e) { return dynamic_cast<const probe::ProbeError*>(&e) != nullptr; }
+void throw_probe_error(const std::string& m) { throw probe::ProbeError(m); }
+const bool registered = hpclab::judged::register_kind(
+    {hpclab::judged::ExceptionKind::cuda_error, is_probe_error, throw_probe_error});
+}  // namespace
+
+TEST(Probe, ExtraExceptionKindKeepsItsClass) {
+    EXPECT_THROW(HPCLAB_CALL([] { probe::fail_with_probe_error(); }), probe::ProbeError);
+}
+
 TEST(Probe, ManyCallsInALoop) {
     int sum = 0;
     for (int i = 0; i < 1000; ++i) sum += HPCLAB_VALUE(probe::twice(i));

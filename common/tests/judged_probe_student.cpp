@@ -46,6 +46,11 @@ Summary summarize(const std::vector<double>& v) {
     return s;
 }
 
+void fail_with_probe_error() {
+    trap();
+    throw ProbeError("probe error");
+}
+
 void todo() {
     trap();
     throw hpclab::NotImplemented("todo");

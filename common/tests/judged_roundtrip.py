@@ -18,7 +18,7 @@ import unittest
 
 PROBE = None
 TESTS = ["Probe.Value", "Probe.VectorOutput", "Probe.SpanOutput", "Probe.Throws", "Probe.StructResult",
-         "Probe.NotImplementedKeepsItsMessage", "Probe.ManyCallsInALoop"]
+         "Probe.NotImplementedKeepsItsMessage", "Probe.ExtraExceptionKindKeepsItsClass", "Probe.ManyCallsInALoop"]
 
 
 def run(env_extra, args=()):

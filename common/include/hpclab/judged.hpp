@@ -251,7 +251,17 @@ struct Output<Span<T>> {
 enum class ExceptionKind : std::uint8_t {
     unknown = 0, exception, logic_error, invalid_argument, domain_error, length_error, out_of_range,
     runtime_error, range_error, overflow_error, underflow_error, bad_alloc, not_implemented, unavailable,
+    cuda_error,  // registered by judged_cuda.hpp
 };
+
+// An exception class of a library that the judged library does not link
+// (hpclab::cuda::CudaError): how to recognise it and how to throw it again.
+struct ExtraKind {
+    ExceptionKind kind;
+    bool (*matches)(const std::exception&);
+    void (*rethrow)(const std::string& message);  // must throw
+};
+bool register_kind(const ExtraKind& extra);
 
 // The thing thrown, in replay, when the recorded exception was not a
 // standard one: only catch (...) and EXPECT_ANY_THROW accept it.

@@ -14,6 +14,16 @@
 namespace hpclab {
 namespace judged {
 
+namespace detail {
+// A CudaError thrown by a judged call is thrown again as a CudaError in
+// replay (its code is not kept), so EXPECT_THROW(..., CudaError) judges it.
+[[noreturn]] inline void throw_cuda_error(const std::string& message) {
+    throw cuda::CudaError(cudaErrorUnknown, message);
+}
+inline bool is_cuda_error(const std::exception& e) { return dynamic_cast<const cuda::CudaError*>(&e) != nullptr; }
+inline const bool cuda_error_kind = register_kind({ExceptionKind::cuda_error, is_cuda_error, throw_cuda_error});
+}  // namespace detail
+
 template <class T>
 struct DeviceSpan {
     T* data;
