@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hpclab/gtest_gpu.hpp"
+#include "hpclab/judged.hpp"
 #include "matmul.hpp"
 #include "matmul_harness.hpp"
 #include "tests/matmul_test_util.hpp"
@@ -32,13 +33,18 @@ TEST_P(Hidden, MisalignedArrays) {
     HPCLAB_REQUIRE_GPU();
     const int n = 70, m = 64, p = 136;
     const auto a = lab05::small_integer_matrix<float>(n, m, 5), b = lab05::small_integer_matrix<float>(m, p, 6);
-    hpclab::cuda::DeviceBuffer<float> dA(a.size() + 1), dB(b.size() + 1), dC(static_cast<std::size_t>(n) * p + 1);
-    HPCLAB_CUDA_CHECK(cudaMemcpy(dA.get() + 1, a.data(), a.size() * 4, cudaMemcpyHostToDevice));
-    HPCLAB_CUDA_CHECK(cudaMemcpy(dB.get() + 1, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
-    lab05::gpu_matmul<float>(GetParam(), n, m, p, dA.get() + 1, dB.get() + 1, dC.get() + 1);
-    HPCLAB_CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<float> c(static_cast<std::size_t>(n) * p);
-    HPCLAB_CUDA_CHECK(cudaMemcpy(c.data(), dC.get() + 1, c.size() * 4, cudaMemcpyDeviceToHost));
+    const auto c = HPCLAB_CALL([&] {
+        hpclab::cuda::DeviceBuffer<float> dA(a.size() + 1), dB(b.size() + 1),
+            dC(static_cast<std::size_t>(n) * p + 1);
+        HPCLAB_CUDA_CHECK(cudaMemcpy(dA.get() + 1, a.data(), a.size() * 4, cudaMemcpyHostToDevice));
+        HPCLAB_CUDA_CHECK(cudaMemcpy(dB.get() + 1, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
+        lab05::gpu_matmul<float>(GetParam(), n, m, p, dA.get() + 1, dB.get() + 1, dC.get() + 1);
+        HPCLAB_CUDA_CHECK(cudaDeviceSynchronize());
+        std::vector<float> out(static_cast<std::size_t>(n) * p);
+        HPCLAB_CUDA_CHECK(cudaMemcpy(out.data(), dC.get() + 1, out.size() * 4, cudaMemcpyDeviceToHost));
+        return out;
+    });
+    ASSERT_EQ(c.size(), static_cast<std::size_t>(n) * p);
     const auto ref = lab05::reference_matmul(n, m, p, a.data(), b.data());
     for (std::size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], ref[i]) << "C[" << i / p << "][" << i % p << "]";
 }
@@ -52,25 +58,34 @@ TEST_P(Hidden, OtherSeedsAndShapes) {
 
 INSTANTIATE_TEST_SUITE_P(Lab05, Hidden, ::testing::ValuesIn(lab05::kAllKernels), param_name);
 
+// Each loop order gets matrices of its own (small integers: both products
+// are exact), so that neither can answer from the other's result.
 TEST(HiddenCpu, LoopOrdersAgreeAndMatchReference) {
     const int n = 120, m = 250, p = 90;
-    const auto a = lab05::small_integer_matrix<double>(n, m, 8), b = lab05::small_integer_matrix<double>(m, p, 9);
-    const auto ref = lab05::reference_matmul(n, m, p, a.data(), b.data());
+    const auto a1 = lab05::small_integer_matrix<double>(n, m, 8), b1 = lab05::small_integer_matrix<double>(m, p, 9);
+    const auto a2 = lab05::small_integer_matrix<double>(n, m, 10), b2 = lab05::small_integer_matrix<double>(m, p, 11);
+    const auto ref1 = lab05::reference_matmul(n, m, p, a1.data(), b1.data());
+    const auto ref2 = lab05::reference_matmul(n, m, p, a2.data(), b2.data());
     std::vector<double> c1(static_cast<std::size_t>(n) * p, -1), c2(c1.size(), -1);
-    lab05::cpu_matmul_ijk(n, m, p, a.data(), b.data(), c1.data());
-    lab05::cpu_matmul_ikj(n, m, p, a.data(), b.data(), c2.data());
-    EXPECT_EQ(c1, ref);
-    EXPECT_EQ(c2, ref);
+    HPCLAB_CALL([&] { lab05::cpu_matmul_ijk(n, m, p, a1.data(), b1.data(), c1.data()); }, c1);
+    HPCLAB_CALL([&] { lab05::cpu_matmul_ikj(n, m, p, a2.data(), b2.data(), c2.data()); }, c2);
+    EXPECT_EQ(c1, ref1);
+    EXPECT_EQ(c2, ref2);
     std::vector<float> one(1, -1);
     const float x = 2, y = 3;
-    lab05::cpu_matmul_ikj(1, 1, 1, &x, &y, one.data());
+    HPCLAB_CALL([&] { lab05::cpu_matmul_ikj(1, 1, 1, &x, &y, one.data()); }, one);
     EXPECT_EQ(one[0], 6.0f);
 }
 
 TEST(HiddenCpu, CgmaOrdering) {
     // More reuse per load as we go: naive < tiled16 < tiled32 < final.
-    EXPECT_LT(lab05::cgma(Kernel::OneThreadPerBlock), lab05::cgma(Kernel::Naive2D));
-    EXPECT_LT(lab05::cgma(Kernel::Naive2D), lab05::cgma(Kernel::Tiled16));
-    EXPECT_LT(lab05::cgma(Kernel::Tiled16), lab05::cgma(Kernel::Tiled32));
-    EXPECT_LT(lab05::cgma(Kernel::Tiled32), lab05::cgma(Kernel::Final));
+    const double one_thread = HPCLAB_VALUE(lab05::cgma(Kernel::OneThreadPerBlock));
+    const double naive = HPCLAB_VALUE(lab05::cgma(Kernel::Naive2D));
+    const double tiled16 = HPCLAB_VALUE(lab05::cgma(Kernel::Tiled16));
+    const double tiled32 = HPCLAB_VALUE(lab05::cgma(Kernel::Tiled32));
+    const double final_kernel = HPCLAB_VALUE(lab05::cgma(Kernel::Final));
+    EXPECT_LT(one_thread, naive);
+    EXPECT_LT(naive, tiled16);
+    EXPECT_LT(tiled16, tiled32);
+    EXPECT_LT(tiled32, final_kernel);
 }

@@ -5,9 +5,11 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "hpclab/gtest_gpu.hpp"
+#include "hpclab/judged.hpp"
 #include "matmul.hpp"
 #include "matmul_harness.hpp"
 #include "matmul_test_util.hpp"
@@ -32,31 +34,79 @@ const std::vector<float> kLectureC = {2, 3, 0, 1, 1,  //
 template <class T>
 std::vector<T> as(const std::vector<float>& v) { return std::vector<T>(v.begin(), v.end()); }
 
+// The rows of a row-major matrix with `cols` columns, last row first.
+std::vector<float> rows_reversed(const std::vector<float>& v, std::size_t cols) {
+    std::vector<float> out;
+    for (std::size_t r = v.size() / cols; r-- > 0;) out.insert(out.end(), v.begin() + r * cols, v.begin() + (r + 1) * cols);
+    return out;
+}
+
+// What ReportsItsLaunch judges, from one judged call: whether the launch
+// names a kernel, its grid and block, and the runtime's answers about that
+// kernel with that block (cudaFuncGetAttributes, occupancy).
+struct LaunchReport {
+    int names_kernel = 0;
+    dim3 grid{0, 0, 0};
+    dim3 block{0, 0, 0};
+    lab05::Occupancy occupancy;
+};
+
+// C = A A (64 x 64) with kernel k: the launch it reports and the product.
+std::pair<LaunchReport, std::vector<float>> launch_and_report(Kernel k, const std::vector<float>& a) {
+    hpclab::cuda::DeviceBuffer<float> dA(a.size()), dC(a.size());
+    dA.copy_from_host(a.data(), a.size());
+    HPCLAB_CUDA_CHECK(cudaMemset(dC.get(), 0xff, dC.bytes()));  // NaN: a skipped element shows
+    const lab05::Launch l = lab05::gpu_matmul<float>(k, 64, 64, 64, dA.get(), dA.get(), dC.get());
+    HPCLAB_CUDA_CHECK(cudaDeviceSynchronize());
+    LaunchReport r;
+    r.names_kernel = l.kernel != nullptr;
+    r.grid = l.grid;
+    r.block = l.block;
+    if (l.kernel) r.occupancy = lab05::occupancy_of(l);
+    std::vector<float> c(dC.size());
+    dC.copy_to_host(c.data(), c.size());
+    return {r, c};
+}
+
 }  // namespace
 
 // ---- Stage 1: CPU ------------------------------------------------------------------
 
+// Each loop order gets an input of its own, so that neither can answer from
+// the other's result: i-k-j multiplies the lecture's A with its rows in
+// reverse order, which reverses the rows of C.
 TEST(Cpu, LectureExample) {
     std::vector<float> c(15, -1.0f);
-    lab05::cpu_matmul_ijk(3, 4, 5, kLectureA.data(), kLectureB.data(), c.data());
+    HPCLAB_CALL([&] { lab05::cpu_matmul_ijk(3, 4, 5, kLectureA.data(), kLectureB.data(), c.data()); }, c);
     EXPECT_EQ(c, kLectureC) << "i-j-k";
-    std::fill(c.begin(), c.end(), -1.0f);
-    lab05::cpu_matmul_ikj(3, 4, 5, kLectureA.data(), kLectureB.data(), c.data());
-    EXPECT_EQ(c, kLectureC) << "i-k-j (is row i of C zeroed first?)";
+    const std::vector<float> a_reversed = rows_reversed(kLectureA, 4), c_reversed = rows_reversed(kLectureC, 5);
+    std::vector<float> c2(15, -1.0f);
+    HPCLAB_CALL([&] { lab05::cpu_matmul_ikj(3, 4, 5, a_reversed.data(), kLectureB.data(), c2.data()); }, c2);
+    EXPECT_EQ(c2, c_reversed) << "i-k-j (is row i of C zeroed first?)";
 }
 
+// Each loop order multiplies random matrices of its own (see above).
 template <class T>
 void cpu_random(int n, int m, int p) {
-    const auto a = lab05::random_matrix<T>(n, m, 7), b = lab05::random_matrix<T>(m, p, 8);
-    const auto ref = lab05::reference_matmul(n, m, p, a.data(), b.data());
-    std::vector<T> c(static_cast<std::size_t>(n) * p, std::numeric_limits<T>::quiet_NaN());
-    lab05::cpu_matmul_ijk(n, m, p, a.data(), b.data(), c.data());
-    auto check = lab05::normwise_check(n, m, p, a.data(), b.data(), c.data(), ref);
-    EXPECT_TRUE(check.ok()) << "i-j-k: " << check.describe();
-    std::fill(c.begin(), c.end(), std::numeric_limits<T>::quiet_NaN());
-    lab05::cpu_matmul_ikj(n, m, p, a.data(), b.data(), c.data());
-    check = lab05::normwise_check(n, m, p, a.data(), b.data(), c.data(), ref);
-    EXPECT_TRUE(check.ok()) << "i-k-j: " << check.describe();
+    const std::size_t size_c = static_cast<std::size_t>(n) * p;
+    {
+        const auto a = lab05::random_matrix<T>(n, m, 7), b = lab05::random_matrix<T>(m, p, 8);
+        const auto ref = lab05::reference_matmul(n, m, p, a.data(), b.data());
+        std::vector<T> c(size_c, std::numeric_limits<T>::quiet_NaN());
+        HPCLAB_CALL([&] { lab05::cpu_matmul_ijk(n, m, p, a.data(), b.data(), c.data()); }, c);
+        ASSERT_EQ(c.size(), size_c);
+        const auto check = lab05::normwise_check(n, m, p, a.data(), b.data(), c.data(), ref);
+        EXPECT_TRUE(check.ok()) << "i-j-k: " << check.describe();
+    }
+    {
+        const auto a = lab05::random_matrix<T>(n, m, 9), b = lab05::random_matrix<T>(m, p, 10);
+        const auto ref = lab05::reference_matmul(n, m, p, a.data(), b.data());
+        std::vector<T> c(size_c, std::numeric_limits<T>::quiet_NaN());
+        HPCLAB_CALL([&] { lab05::cpu_matmul_ikj(n, m, p, a.data(), b.data(), c.data()); }, c);
+        ASSERT_EQ(c.size(), size_c);
+        const auto check = lab05::normwise_check(n, m, p, a.data(), b.data(), c.data(), ref);
+        EXPECT_TRUE(check.ok()) << "i-k-j: " << check.describe();
+    }
 }
 
 TEST(Cpu, RandomRectangularFloat) { cpu_random<float>(37, 129, 65); }
@@ -65,14 +115,14 @@ TEST(Cpu, RandomRectangularDouble) { cpu_random<double>(64, 33, 100); }
 // ---- Stage 5: CGMA -----------------------------------------------------------------
 
 TEST(Cgma, EveryKernel) {
-    EXPECT_NEAR(lab05::cgma(Kernel::OneThreadPerBlock), 2.0 / 3.0, 1e-12) << "the lecture's value";
-    EXPECT_DOUBLE_EQ(lab05::cgma(Kernel::Naive1D), 1.0);
-    EXPECT_DOUBLE_EQ(lab05::cgma(Kernel::Naive2DRowX), 1.0);
-    EXPECT_DOUBLE_EQ(lab05::cgma(Kernel::Naive2D), 1.0);
-    EXPECT_DOUBLE_EQ(lab05::cgma(Kernel::Tiled16), 16.0);
-    EXPECT_DOUBLE_EQ(lab05::cgma(Kernel::Tiled32), 32.0);
-    EXPECT_DOUBLE_EQ(lab05::cgma(Kernel::Final), 2.0 * lab05::kFinalBM * lab05::kFinalBN /
-                                                     (lab05::kFinalBM + lab05::kFinalBN));
+    EXPECT_NEAR(HPCLAB_VALUE(lab05::cgma(Kernel::OneThreadPerBlock)), 2.0 / 3.0, 1e-12) << "the lecture's value";
+    EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab05::cgma(Kernel::Naive1D)), 1.0);
+    EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab05::cgma(Kernel::Naive2DRowX)), 1.0);
+    EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab05::cgma(Kernel::Naive2D)), 1.0);
+    EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab05::cgma(Kernel::Tiled16)), 16.0);
+    EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab05::cgma(Kernel::Tiled32)), 32.0);
+    EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab05::cgma(Kernel::Final)), 2.0 * lab05::kFinalBM * lab05::kFinalBN /
+                                                                   (lab05::kFinalBM + lab05::kFinalBN));
 }
 
 // ---- Harness (0 points: these check the lab's own tools, not your code) -----------------
@@ -177,21 +227,30 @@ TEST_P(GpuMatmul, TallAndSkinny) {
     expect_exact<float>(GetParam(), 2, 16, 3000, 53);      // wide C
 }
 
+// The runtime's answers about the kernel (registers, blocks per SM) can only
+// be taken in the submission's process, where the kernel is: they come back
+// from one judged call together with the launch and the product that launch
+// computed, and the product is judged here too, so that the report stands
+// for a launch that did the work.
 TEST_P(GpuMatmul, ReportsItsLaunch) {
     HPCLAB_REQUIRE_GPU();
     const auto a = lab05::random_matrix<float>(64, 64, 1);
-    hpclab::cuda::DeviceBuffer<float> dA(a.size()), dC(a.size());
-    dA.copy_from_host(a.data(), a.size());
-    const lab05::Launch l = lab05::gpu_matmul<float>(GetParam(), 64, 64, 64, dA.get(), dA.get(), dC.get());
-    HPCLAB_CUDA_CHECK(cudaDeviceSynchronize());
-    ASSERT_NE(l.kernel, nullptr);
-    const lab05::Occupancy o = lab05::occupancy_of(l);
+    const auto [l, c] = HPCLAB_VALUE(launch_and_report(GetParam(), a));
+    ASSERT_NE(l.names_kernel, 0) << "the launch names no kernel";
+    const lab05::Occupancy& o = l.occupancy;
+    const long long threads = static_cast<long long>(l.block.x) * l.block.y * l.block.z;
+    EXPECT_EQ(o.threads, threads) << "the runtime was asked about another block";
     EXPECT_GT(o.registers, 0);
     EXPECT_GT(o.blocks_per_sm, 0) << "the kernel cannot run with the block it was launched with";
-    EXPECT_GT(static_cast<long long>(l.grid.x) * l.grid.y * l.grid.z * o.threads, 0);
+    EXPECT_GT(static_cast<long long>(l.grid.x) * l.grid.y * l.grid.z * threads, 0);
     // Enough threads launched for 64 x 64 outputs (the final kernel: 64 per thread).
     const double per_thread = GetParam() == Kernel::Final ? lab05::kFinalTM * lab05::kFinalTN : 1;
-    EXPECT_GE(static_cast<double>(l.grid.x) * l.grid.y * l.grid.z * o.threads * per_thread, 64.0 * 64);
+    EXPECT_GE(static_cast<double>(l.grid.x) * l.grid.y * l.grid.z * threads * per_thread, 64.0 * 64);
+    // The product of that launch.
+    ASSERT_EQ(c.size(), a.size());
+    const auto ref = lab05::reference_matmul(64, 64, 64, a.data(), a.data());
+    const auto check = lab05::normwise_check(64, 64, 64, a.data(), a.data(), c.data(), ref);
+    EXPECT_TRUE(check.ok()) << check.describe();
 }
 
 INSTANTIATE_TEST_SUITE_P(Lab05, GpuMatmul, ::testing::ValuesIn(lab05::kAllKernels), param_name);
