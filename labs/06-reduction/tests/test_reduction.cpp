@@ -3,6 +3,14 @@
 // 2^20 + 7, not powers of two, empty), random data against the compensated
 // host sum within a tolerance that grows with n, the launch geometry, and
 // pi by the trapezoid rule on host and device.
+//
+// Every call into student code goes through HPCLAB_CALL / HPCLAB_VALUE
+// (hpclab/judged.hpp): the grader records it in the submission's build and
+// judges the recorded results in the starter's. A reducer is built, used and
+// read back inside one judged call. The GPU tests compare with sums computed
+// here (reference_sum, host_trapezoid_pi), not with the student's host
+// functions: given the same data, one student function could hand back the
+// other's result.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,18 +22,49 @@
 #include "hpclab/cuda.hpp"
 #include "hpclab/data.hpp"
 #include "hpclab/gtest_gpu.hpp"
+#include "hpclab/judged.hpp"
 #include "reduction.hpp"
 
 namespace {
 
 using lab06::Method;
 
+// One judged call: upload, a reducer of the student's, its sum.
 template <class T>
 T gpu_sum(Method m, const std::vector<T>& x, int block = 256) {
-    hpclab::cuda::DeviceBuffer<T> d(x.size());
-    d.copy_from_host(x.data(), x.size());
-    lab06::DeviceReducer<T> reducer(m, x.size(), block);
-    return reducer.sum_to_host(d.get(), x.size());
+    return HPCLAB_CALL([&] {
+        hpclab::cuda::DeviceBuffer<T> d(x.size());
+        d.copy_from_host(x.data(), x.size());
+        lab06::DeviceReducer<T> reducer(m, x.size(), block);
+        return reducer.sum_to_host(d.get(), x.size());
+    });
+}
+
+// The trusted references of the GPU tests (the student's compensated_sum
+// and trapezoid_pi_host are tested apart, below): Neumaier's compensated
+// sum in double, and the trapezoid rule summed with it.
+template <class T>
+double reference_sum(const T* x, std::size_t n) {
+    double s = 0, c = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double v = static_cast<double>(x[i]);
+        const double t = s + v;
+        c += std::fabs(s) >= std::fabs(v) ? (s - t) + v : (v - t) + s;
+        s = t;
+    }
+    return s + c;
+}
+
+double host_trapezoid_pi(std::size_t intervals) {
+    const double n = static_cast<double>(intervals);
+    std::vector<double> f(intervals + 1);
+    for (std::size_t i = 0; i <= intervals; ++i) {
+        const double x = static_cast<double>(i) / n;
+        f[i] = std::sqrt((1.0 - x) * (1.0 + x));
+    }
+    f.front() *= 0.5;
+    f.back() *= 0.5;
+    return 4.0 * reference_sum(f.data(), f.size()) / n;
 }
 
 std::vector<double> one_to_n(std::size_t n) {
@@ -91,8 +130,8 @@ void expect_random_within_tolerance(Method m, std::size_t n, std::uint64_t seed)
     if constexpr (sizeof(T) == 4) x = hpclab::uniform_floats(n, seed, -1.0f, 2.0f);
     else x = hpclab::uniform_doubles(n, seed, -1.0, 2.0);
     for (std::size_t i = 0; i < n; ++i) magnitudes[i] = std::fabs(x[i]);
-    const double ref = lab06::compensated_sum(x.data(), n);
-    const double tol = lab06::sum_tolerance(n, lab06::compensated_sum(magnitudes.data(), n), lab06::unit_roundoff<T>());
+    const double ref = reference_sum(x.data(), n);
+    const double tol = lab06::sum_tolerance(n, reference_sum(magnitudes.data(), n), lab06::unit_roundoff<T>());
     const double got = static_cast<double>(gpu_sum(m, x));
     EXPECT_LE(std::fabs(got - ref), tol) << "n = " << n << ": got " << got << ", compensated host sum " << ref;
 }
@@ -110,23 +149,32 @@ TEST_P(EveryKernel, RandomDoublesWithinTolerance) {
 TEST_P(EveryKernel, SmallEmptyInputGivesZero) {
     HPCLAB_REQUIRE_GPU();
     // Sum something first, so a stale result cannot pass for the empty sum.
-    hpclab::cuda::DeviceBuffer<float> d(100), out(1);
-    const std::vector<float> ones(100, 1.0f);
-    d.copy_from_host(ones.data(), ones.size());
-    lab06::DeviceReducer<float> reducer(GetParam(), 100);
-    EXPECT_EQ(reducer.sum_to_host(d.get(), 100), 100.0f);
-    EXPECT_EQ(reducer.sum_to_host(d.get(), 0), 0.0f);
-    lab06::DeviceReducer<double> empty(GetParam(), 0);
-    EXPECT_EQ(empty.sum_to_host(nullptr, 0), 0.0);
+    // One judged call: the reducer lives through all three sums.
+    const auto [hundred, zero, empty_sum] = HPCLAB_CALL([&] {
+        hpclab::cuda::DeviceBuffer<float> d(100);
+        const std::vector<float> ones(100, 1.0f);
+        d.copy_from_host(ones.data(), ones.size());
+        lab06::DeviceReducer<float> reducer(GetParam(), 100);
+        const float first = reducer.sum_to_host(d.get(), 100);
+        const float second = reducer.sum_to_host(d.get(), 0);
+        lab06::DeviceReducer<double> empty(GetParam(), 0);
+        return std::make_tuple(first, second, empty.sum_to_host(nullptr, 0));
+    });
+    EXPECT_EQ(hundred, 100.0f);
+    EXPECT_EQ(zero, 0.0f);
+    EXPECT_EQ(empty_sum, 0.0);
 }
 
 TEST_P(EveryKernel, SmallOtherBlockSizes) {
     HPCLAB_REQUIRE_GPU();
-    double exact = 0;
-    const auto x = small_integers(70001, 3, &exact);
+    // Each block size gets its own data, so no sum can be the previous one's.
     for (int block : {32, 64, 128, 512, 1024}) {
+        double exact = 0;
+        const auto x = small_integers(70001, 3 + static_cast<std::uint64_t>(block), &exact);
         EXPECT_EQ(static_cast<double>(gpu_sum(GetParam(), x, block)), exact) << "block " << block;
-        EXPECT_EQ(gpu_sum(GetParam(), one_to_n(33), block), 561.0) << "block " << block;
+        auto shifted = one_to_n(33);  // block + 1, ..., block + 33
+        for (double& v : shifted) v += block;
+        EXPECT_EQ(gpu_sum(GetParam(), shifted, block), 561.0 + 33.0 * block) << "block " << block;
     }
 }
 
@@ -141,14 +189,14 @@ TEST(HostSums, CompensatedSumRecoversLostBits) {
     // 1 + 1e100 + 1 - 1e100: plain summation gives 0, Kahan's original 0,
     // Neumaier's variant the exact 2.
     const std::vector<double> hard = {1.0, 1e100, 1.0, -1e100};
-    EXPECT_EQ(lab06::compensated_sum(hard.data(), hard.size()), 2.0);
+    EXPECT_EQ(HPCLAB_VALUE(lab06::compensated_sum(hard.data(), hard.size())), 2.0);
     // 1 followed by a million 1e-16: each is below half an ulp of 1.
     std::vector<double> tiny(1000001, 1e-16);
     tiny[0] = 1.0;
-    EXPECT_NEAR(lab06::compensated_sum(tiny.data(), tiny.size()), 1.0 + 1e-10, 1e-15);
+    EXPECT_NEAR(HPCLAB_VALUE(lab06::compensated_sum(tiny.data(), tiny.size())), 1.0 + 1e-10, 1e-15);
     const std::vector<float> f = {16777216.0f, 1.0f, 1.0f, 1.0f};  // 2^24 + 3 is not a float
-    EXPECT_EQ(lab06::compensated_sum(f.data(), f.size()), 16777219.0);
-    EXPECT_EQ(lab06::compensated_sum(f.data(), 0), 0.0);
+    EXPECT_EQ(HPCLAB_VALUE(lab06::compensated_sum(f.data(), f.size())), 16777219.0);
+    EXPECT_EQ(HPCLAB_VALUE(lab06::compensated_sum(f.data(), 0)), 0.0);
 }
 
 TEST(HostSums, ToleranceCoversATwoLevelFloatSum) {
@@ -165,7 +213,7 @@ TEST(HostSums, ToleranceCoversATwoLevelFloatSum) {
             for (std::size_t i = start; i < n && i < start + chunk; ++i) part += x[i];
             total += part;
         }
-        const double ref = lab06::compensated_sum(x.data(), n);  // |x| = x here
+        const double ref = HPCLAB_VALUE(lab06::compensated_sum(x.data(), n));  // |x| = x here
         const double tol = lab06::sum_tolerance(n, ref, lab06::unit_roundoff<float>());
         EXPECT_LE(std::fabs(total - ref), tol) << "n = " << n;
         EXPECT_GT(tol / ref, previous) << "the relative tolerance must grow with n";
@@ -175,19 +223,19 @@ TEST(HostSums, ToleranceCoversATwoLevelFloatSum) {
 
 TEST(IndexMath, BlocksForEachMethod) {
     using lab06::blocks_for;
-    EXPECT_EQ(blocks_for(Method::interleaved, 1000, 256, 264), 4u);
-    EXPECT_EQ(blocks_for(Method::sequential, 1024, 256, 264), 4u);
-    EXPECT_EQ(blocks_for(Method::sequential, 1025, 256, 264), 5u);
-    EXPECT_EQ(blocks_for(Method::first_add, 1000, 256, 264), 2u);
-    EXPECT_EQ(blocks_for(Method::warp_shuffle, 1025, 256, 264), 3u);
-    EXPECT_EQ(blocks_for(Method::grid_stride, 1000, 256, 264), 4u);
-    EXPECT_EQ(blocks_for(Method::grid_stride, std::size_t(1) << 28, 256, 264), 264u);
+    EXPECT_EQ(HPCLAB_VALUE(blocks_for(Method::interleaved, 1000, 256, 264)), 4u);
+    EXPECT_EQ(HPCLAB_VALUE(blocks_for(Method::sequential, 1024, 256, 264)), 4u);
+    EXPECT_EQ(HPCLAB_VALUE(blocks_for(Method::sequential, 1025, 256, 264)), 5u);
+    EXPECT_EQ(HPCLAB_VALUE(blocks_for(Method::first_add, 1000, 256, 264)), 2u);
+    EXPECT_EQ(HPCLAB_VALUE(blocks_for(Method::warp_shuffle, 1025, 256, 264)), 3u);
+    EXPECT_EQ(HPCLAB_VALUE(blocks_for(Method::grid_stride, 1000, 256, 264)), 4u);
+    EXPECT_EQ(HPCLAB_VALUE(blocks_for(Method::grid_stride, std::size_t(1) << 28, 256, 264)), 264u);
     for (Method m : lab06::kAllMethods) {
-        EXPECT_EQ(blocks_for(m, 0, 256, 264), 0u) << lab06::method_name(m);
-        EXPECT_EQ(blocks_for(m, 1, 1024, 264), 1u) << lab06::method_name(m);
+        EXPECT_EQ(HPCLAB_VALUE(blocks_for(m, 0, 256, 264)), 0u) << lab06::method_name(m);
+        EXPECT_EQ(HPCLAB_VALUE(blocks_for(m, 1, 1024, 264)), 1u) << lab06::method_name(m);
     }
-    EXPECT_THROW(blocks_for(Method::grid_stride, 10, 256, 0), std::invalid_argument);
-    EXPECT_THROW(blocks_for(Method::sequential, 10, 0, 10), std::invalid_argument);
+    EXPECT_THROW(HPCLAB_VALUE(blocks_for(Method::grid_stride, 10, 256, 0)), std::invalid_argument);
+    EXPECT_THROW(HPCLAB_VALUE(blocks_for(Method::sequential, 10, 0, 10)), std::invalid_argument);
 }
 
 TEST(IndexMath, BlocksCoverEveryElementAndNoMore) {
@@ -195,11 +243,11 @@ TEST(IndexMath, BlocksCoverEveryElementAndNoMore) {
         for (std::size_t n = 1; n < 5000; n += 7) {
             for (Method m : {Method::interleaved, Method::sequential, Method::first_add, Method::warp_shuffle}) {
                 const std::size_t per_block = (m == Method::first_add || m == Method::warp_shuffle) ? 2 * block : block;
-                const std::size_t b = lab06::blocks_for(m, n, block, 100);
+                const std::size_t b = HPCLAB_VALUE(lab06::blocks_for(m, n, block, 100));
                 ASSERT_GE(b * per_block, n) << lab06::method_name(m) << " drops the tail: n = " << n;
                 ASSERT_LT((b - 1) * per_block, n) << lab06::method_name(m) << " launches an idle block: n = " << n;
             }
-            const std::size_t g = lab06::blocks_for(Method::grid_stride, n, block, 3);
+            const std::size_t g = HPCLAB_VALUE(lab06::blocks_for(Method::grid_stride, n, block, 3));
             ASSERT_GE(g, 1u);
             ASSERT_LE(g, 3u);
         }
@@ -207,23 +255,25 @@ TEST(IndexMath, BlocksCoverEveryElementAndNoMore) {
 }
 
 TEST(Trapezoid, HostErrorFallsLikeNToTheMinusThreeHalves) {
-    EXPECT_EQ(lab06::trapezoid_pi_host(1), 2.0);  // 4 * (f(0) + f(1)) / 2
-    EXPECT_THROW(lab06::trapezoid_pi_host(0), std::invalid_argument);
+    EXPECT_EQ(HPCLAB_VALUE(lab06::trapezoid_pi_host(1)), 2.0);  // 4 * (f(0) + f(1)) / 2
+    EXPECT_THROW(HPCLAB_VALUE(lab06::trapezoid_pi_host(0)), std::invalid_argument);
     // The integrand's square-root singularity at x = 1 makes the error
     // C n^-1.5 (C = 1.17598...), not the n^-2 of smooth integrands.
     for (std::size_t n : {1000u, 10000u, 100000u}) {
-        const double err = M_PI - lab06::trapezoid_pi_host(n);
+        const double err = M_PI - HPCLAB_VALUE(lab06::trapezoid_pi_host(n));
         EXPECT_NEAR(err * std::pow(static_cast<double>(n), 1.5), 1.17598, 2e-4) << "n = " << n;
     }
 }
 
 TEST(Trapezoid, DeviceMatchesHost) {
     HPCLAB_REQUIRE_GPU();
+    // The host value is this file's (the student's host rule is tested apart:
+    // a device function could otherwise return the student's host result).
     for (std::size_t n : {1u, 2u, 7u, 1000u, 1000001u}) {
-        const double host = lab06::trapezoid_pi_host(n), device = lab06::trapezoid_pi_device(n);
+        const double host = host_trapezoid_pi(n), device = HPCLAB_VALUE(lab06::trapezoid_pi_device(n));
         EXPECT_NEAR(device, host, 1e-13) << "n = " << n;
     }
-    EXPECT_THROW(lab06::trapezoid_pi_device(0), std::invalid_argument);
+    EXPECT_THROW(HPCLAB_VALUE(lab06::trapezoid_pi_device(0)), std::invalid_argument);
 }
 
 }  // namespace
