@@ -16,6 +16,7 @@
 #include "hpclab/data.hpp"
 #include "hpclab/memory.hpp"
 #include "hpclab/not_implemented.hpp"
+#include "hpclab/timed.hpp"
 #include "hpclab/timing.hpp"
 #include "host_reference.hpp"
 // Angle brackets: the variant's copy through the include path. In quotes, this file's own
@@ -23,6 +24,7 @@
 #include <multi_double.hpp>
 #include "qd_reference.hpp"
 #include "quad_double.hpp"
+#include "serve_kernels.hpp"
 
 namespace {
 
@@ -292,7 +294,29 @@ void bench_pi(const Options& o) {
                     gpu.median, cpu.median / gpu.median, err));
 }
 
+// --serve: the grader times the graded benchmark, Newton square roots of n quad doubles in the
+// array-of-structures layout (newton_qd_gpu), from outside (hpclab/timed.hpp). Every
+// repetition makes n fresh positive quad doubles on the device from the grader's seed
+// (serve_kernels.cu, one kernel), runs launch_sqrt_newton on them, and answers with an exact
+// digest of the first three words of every root: all a root within the tests' 1e-62 of the
+// truth is sure to share with the reference's (lab.json, benchmark.check).
+int serve(const Options& o) {
+    if (o.bench != "newton") throw std::invalid_argument("--serve times --bench newton only");
+    if (o.block <= 0) throw std::invalid_argument("--block must be positive");
+    hpclab::cuda::require_gpu();
+    hpclab::cuda::require_device_memory(hpclab::checked_bytes(o.n, 2 * sizeof(QuadDouble)), "Newton");
+    const std::size_t n = o.n;
+    DeviceBuffer<QuadDouble> dx(n), dy(n);
+    lab10::serve::LeadingWordsDigest digest;
+    hpclab::timed::Benchmark b;
+    b.prepare = [&](std::uint64_t seed) { lab10::serve::fill_random_qd(dx.get(), n, seed); };
+    b.work = [&] { launch_sqrt_newton(dx.get(), dy.get(), nullptr, n, o.block); };
+    b.summarize = [&] { return digest(dy.get(), n); };
+    return hpclab::timed::serve(o.common.serve, b);
+}
+
 int run(const Options& o) {
+    if (!o.common.serve.empty()) return serve(o);
     // Host copies of the inputs: Newton (x, y, the layouts: ~6 quad doubles per number).
     hpclab::require_host_memory(hpclab::checked_bytes(o.n, 6 * sizeof(QuadDouble)), "Newton on " + std::to_string(o.n) + " numbers");
     hpclab::require_host_memory(hpclab::checked_bytes(o.ops_n, 3 * sizeof(QuadDouble)), "the throughput arrays");

@@ -2,6 +2,10 @@
 // Newton square roots reach quad-double precision where the lecture's version does not; the
 // interval layout gives the same bits; the quad-double sum, pi and complex Newton against QD.
 // Without a GPU every test here is skipped with the reason.
+//
+// Every call into student code (the arithmetic of multi_double.hpp, the launchers of
+// qd_kernels.cu, given ones included) is a judged call (hpclab/judged.hpp); a host loop over
+// many operands is one call that returns the vector of results.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +17,7 @@
 
 #include "hpclab/data.hpp"
 #include "hpclab/gtest_gpu.hpp"
+#include "hpclab/judged.hpp"
 #include "multi_double.hpp"
 #include "qd_reference.hpp"
 #include "quad_double.hpp"
@@ -40,13 +45,21 @@ void expect_device_matches_host(Op op, Make make, const char* name) {
         a[i] = make(rng, op == Op::sqrt);
         b[i] = make(rng, false);
     }
-    const std::vector<T> got = gpu_apply(op, a, b);
+    // The device first: its results cannot come from the host's.
+    const std::vector<T> got = HPCLAB_VALUE(gpu_apply(op, a, b));
+    const std::vector<T> host = HPCLAB_CALL([&] {
+        std::vector<T> r(n);
+        for (int i = 0; i < n; ++i) r[i] = apply_host(op, a[i], b[i]);
+        return r;
+    });
+    ASSERT_EQ(got.size(), a.size());
+    ASSERT_EQ(host.size(), a.size());
     int differ = 0, first = -1;
     for (int i = 0; i < n; ++i) {
-        if (!same_bits(got[i], apply_host(op, a[i], b[i])) && differ++ == 0) first = i;
+        if (!same_bits(got[i], host[i]) && differ++ == 0) first = i;
     }
     EXPECT_EQ(differ, 0) << name << ": " << differ << " of " << n << " device results differ from the host's bits; first at "
-                         << first << ": device " << got[first] << "\n host " << apply_host(op, a[first], b[first]);
+                         << first << ": device " << got[first] << "\n host " << host[first];
 }
 
 TEST_P(Device, MatchesHostBits) {
@@ -70,8 +83,9 @@ TEST(Gpu, LecturePiHalf) {
     HPCLAB_REQUIRE_GPU();
     // Lecture 37's first kernel: y = x / 2 on the device; 2y must give pi back in all words.
     const QuadDouble pi = from_qd_real(qd_real::_pi);
-    const auto y = gpu_apply(Op::div, std::vector<QuadDouble>{pi}, std::vector<QuadDouble>{make_qd(2.0)});
-    const QuadDouble twice = y[0] * make_qd(2.0);
+    const auto y = HPCLAB_VALUE(gpu_apply(Op::div, std::vector<QuadDouble>{pi}, std::vector<QuadDouble>{make_qd(2.0)}));
+    ASSERT_EQ(y.size(), 1u);
+    const QuadDouble twice = HPCLAB_VALUE(y[0] * make_qd(2.0));
     EXPECT_TRUE(same_bits(twice, pi)) << " y = " << y[0] << "\n2y = " << twice;
 }
 
@@ -89,7 +103,9 @@ TEST(Newton, ReachesQuadDoublePrecision) {
     hpclab::Rng rng(9);
     for (int i = 0; i < 20000; ++i) x.push_back(random_qd(rng, 600, true));
     std::vector<int> iterations;
-    const auto y = gpu_sqrt_newton(x, &iterations);
+    const auto y = HPCLAB_CALL([&] { return gpu_sqrt_newton(x, &iterations); }, iterations);
+    ASSERT_EQ(y.size(), x.size());
+    ASSERT_EQ(iterations.size(), x.size());
     const auto err = sqrt_errors(x, y);
     double worst = 0;
     int most = 0;
@@ -111,8 +127,12 @@ TEST(Newton, LectureStartFailsFrom205) {
     // error exceeds 1e-62 (about 8 ulps of quad-double); at x = 257 it is about 6e-56.
     std::vector<QuadDouble> x;
     for (int i = 0; i < 256; ++i) x.push_back(make_qd(i + 2.0));
-    const auto lecture = sqrt_errors(x, gpu_sqrt_lecture(x));
-    const auto ours = sqrt_errors(x, gpu_sqrt_newton(x));
+    const auto lecture_y = HPCLAB_VALUE(gpu_sqrt_lecture(x));
+    const auto ours_y = HPCLAB_VALUE(gpu_sqrt_newton(x));
+    ASSERT_EQ(lecture_y.size(), x.size());
+    ASSERT_EQ(ours_y.size(), x.size());
+    const auto lecture = sqrt_errors(x, lecture_y);
+    const auto ours = sqrt_errors(x, ours_y);
     int lecture_fails = 0, first_fail = 0;
     for (int i = 0; i < 256; ++i) {
         const double xi = i + 2.0;
@@ -128,12 +148,24 @@ TEST(Newton, LectureStartFailsFrom205) {
 TEST(Newton, EdgeCasesAndBadBlock) {
     HPCLAB_REQUIRE_GPU();
     const std::vector<QuadDouble> x = {make_qd(0.0), make_qd(-4.0), make_qd(1.0), make_qd(0x1p-1000)};
-    const auto y = gpu_sqrt_newton(x);
+    const auto y = HPCLAB_VALUE(gpu_sqrt_newton(x));
+    ASSERT_EQ(y.size(), x.size());
     EXPECT_TRUE(y[0].v.x == 0 && y[0].v.y == 0) << "sqrt(0) = " << y[0];
     EXPECT_TRUE(std::isnan(y[1].v.x)) << "sqrt(-4) = " << y[1];
     EXPECT_TRUE(y[2].v.x == 1.0 && y[2].v.y == 0 && y[2].v.z == 0 && y[2].v.w == 0) << "sqrt(1) = " << y[2];
     EXPECT_EQ(y[3].v.x, 0x1p-500);
-    EXPECT_THROW(gpu_sqrt_newton(x, nullptr, 4096), hpclab::cuda::CudaError) << "4096 threads per block is too many";
+    // A judged call records an exception by its standard kind (CudaError would come back as
+    // std::runtime_error), so the call itself says whether it was a CudaError; any other
+    // exception leaves it and fails the test.
+    const bool cuda_error = HPCLAB_CALL([&] {
+        try {
+            gpu_sqrt_newton(x, nullptr, 4096);
+        } catch (const hpclab::cuda::CudaError&) {
+            return true;
+        }
+        return false;
+    });
+    EXPECT_TRUE(cuda_error) << "4096 threads per block is too many: expected hpclab::cuda::CudaError";
 }
 
 TEST(Layout, IntervalGivesSameBits) {
@@ -141,8 +173,11 @@ TEST(Layout, IntervalGivesSameBits) {
     hpclab::Rng rng(10);
     std::vector<QuadDouble> x(30011);
     for (auto& v : x) v = random_qd(rng, 600, true);
-    const auto aos = gpu_sqrt_newton(x);
-    const auto soa = gpu_sqrt_newton_interval(x, 64);
+    // The interval layout first: its results cannot come from the other layout's.
+    const auto soa = HPCLAB_VALUE(gpu_sqrt_newton_interval(x, 64));
+    const auto aos = HPCLAB_VALUE(gpu_sqrt_newton(x));
+    ASSERT_EQ(soa.size(), x.size());
+    ASSERT_EQ(aos.size(), x.size());
     int differ = 0;
     for (std::size_t i = 0; i < x.size(); ++i) differ += !same_bits(aos[i], soa[i]);
     EXPECT_EQ(differ, 0) << differ << " results differ between the layouts";
@@ -159,7 +194,7 @@ TEST(Reduction, MatchesQdSum) {
             v = random_qd(rng, 8, true);
             want += to_qd_real(v);
         }
-        const QuadDouble got = gpu_sum(x);
+        const QuadDouble got = HPCLAB_VALUE(gpu_sum(x));
         if (n == 0) {
             EXPECT_EQ(got.v.x, 0.0);
             continue;
@@ -180,12 +215,12 @@ TEST(Pi, MatchesHostTrapezoid) {
         interior += sqrt(1.0 - t * t);
     }
     const qd_real want = 4.0 * (h * (interior + 0.5));
-    const QuadDouble got = gpu_pi(n);
+    const QuadDouble got = HPCLAB_VALUE(gpu_pi(n));
     EXPECT_LE(relative_error(got, want), 1e-58) << "GPU " << got << "\nQD  " << want;
     // The trapezoid error of sqrt(1 - t^2) decays like n^-1.5 (the singular derivative at 1):
     // four times the intervals, about eight times smaller.
-    const double e1 = (to_qd_real(gpu_pi(n)) - qd_real::_pi).x[0];
-    const double e4 = (to_qd_real(gpu_pi(4 * n)) - qd_real::_pi).x[0];
+    const double e1 = (to_qd_real(got) - qd_real::_pi).x[0];
+    const double e4 = (to_qd_real(HPCLAB_VALUE(gpu_pi(4 * n))) - qd_real::_pi).x[0];
     EXPECT_LT(e1, 0) << "the trapezoid rule underestimates a concave integrand";
     EXPECT_NEAR(e1 / e4, 8.0, 0.5);
 }
@@ -199,13 +234,20 @@ TEST(Complex, DeviceNewtonMatchesHostBits) {
         c[i] = make_cqd(make_qd(std::cos(angle)), make_qd(std::sin(angle)));
         z0[i] = make_cqd(make_qd(1.0), make_qd(angle > 0 ? 0.5 : -0.5));
     }
-    const auto z = gpu_complex_newton(c, z0, 6);
+    // The device first: its results cannot come from the host's.
+    const auto z = HPCLAB_VALUE(gpu_complex_newton(c, z0, 6));
+    const auto host = HPCLAB_CALL([&] {
+        std::vector<ComplexQd> w(c.size());
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            w[i] = z0[i];
+            for (int k = 0; k < 6; ++k) w[i] = complex_newton_step(w[i], c[i]);
+        }
+        return w;
+    });
+    ASSERT_EQ(z.size(), c.size());
+    ASSERT_EQ(host.size(), c.size());
     int differ = 0;
-    for (std::size_t i = 0; i < c.size(); ++i) {
-        ComplexQd w = z0[i];
-        for (int k = 0; k < 6; ++k) w = complex_newton_step(w, c[i]);
-        differ += !(same_bits(w.re, z[i].re) && same_bits(w.im, z[i].im));
-    }
+    for (std::size_t i = 0; i < c.size(); ++i) differ += !(same_bits(host[i].re, z[i].re) && same_bits(host[i].im, z[i].im));
     EXPECT_EQ(differ, 0);
 }
 
