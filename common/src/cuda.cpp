@@ -150,5 +150,16 @@ double EventTimer::stop() {
     return ms / 1e3;
 }
 
+Stats time_events(const std::function<void()>& work, int warmup, int reps) {
+    EventTimer timer;
+    return repeat(
+        [&] {
+            timer.start();
+            work();
+            return timer.stop();
+        },
+        warmup, reps);
+}
+
 }  // namespace cuda
 }  // namespace hpclab

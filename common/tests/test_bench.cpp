@@ -68,3 +68,29 @@ TEST(Measurement, TableRowNamesItAndHasTheMedian) {
     EXPECT_NE(row.find("0.250000"), std::string::npos);
     EXPECT_NE(hpclab::table_header().find("median"), std::string::npos);
 }
+
+// ---- the drivers' reporter (hpclab/report.hpp) ----
+
+#include <sstream>
+
+#include "hpclab/report.hpp"
+
+TEST(Reporter, JsonOrHumanAndTheLabsName) {
+    hpclab::Measurement m;
+    m.name = "merge";
+    m.n = 10;
+    std::ostringstream json_out, human_out, quiet_out;
+    hpclab::Reporter json(true, true, "01-sorting", json_out);
+    json.header();
+    json.note("for people");
+    json.emit(m, "merge took no time");
+    EXPECT_EQ(json_out.str().find("for people"), std::string::npos);
+    EXPECT_NE(json_out.str().find("\"lab\":\"01-sorting\""), std::string::npos) << json_out.str();
+    hpclab::Reporter human(false, true, "01-sorting", human_out);
+    human.emit(m, "merge took no time");
+    EXPECT_EQ(human_out.str(), "merge took no time\n");
+    hpclab::Reporter quiet(true, false, "01-sorting", quiet_out);
+    quiet.emit(m, "x");
+    quiet.row(m);
+    EXPECT_EQ(quiet_out.str(), "");
+}

@@ -83,7 +83,7 @@ class Grade:
         self.has_solutions = os.path.isdir(os.path.join(root, "solutions", lab))
         self.hidden_here = os.path.isdir(os.path.join(root, "grading", "hidden", lab))
         self.mpirun = host.find_tool("mpirun") if self.manifest["mpi_ranks"] else None
-        self.items = score.rubric(self.manifest, include_hidden=self.hidden_here)
+        self.items = []  # the tests' items come from the judge's test list (build_step)
         self.perf_item = self.san_item = None
         self.out = []
         self.extra = {"lab": lab, "kind": kind, "sandbox": sandbox.active, "needs_gpu": False, "seed": self.seed}
@@ -165,21 +165,33 @@ def prepare(g):
 
 def build_step(g):
     m = g.manifest
+    target = "labs/%s" % g.lab
+    hidden = bool(g.hidden_here and m["tests"]["hidden"]["sources"])
+    g.step("the judge's build (cached after the first grade)")
+    targets = [target + "-tests"] + ([target + "-hidden"] if hidden else [])
+    g.judge_build, r = build.cached_build(
+        g.sandbox, lambda parent: workspace.create(g.root, g.lab, g.sandbox, parent=parent, hidden=hidden),
+        g.lab, m["needs"], targets, g.opts.jobs, g.deadline, g.gpu_arch, "judge", hidden=hidden)
+    if g.judge_build is None and r.skipped:
+        g.items[0:0] = score.rubric_unexpanded(m, include_hidden=g.hidden_here)
+        needs_gpu = m["needs_gpu"] and "nvcc" in r.skipped
+        g.extra["needs_gpu"] = needs_gpu
+        g.out.append("this lab could not be built here: it needs %s: %s" % ("/".join(m["needs"]), r.skipped))
+        g.fail_rest("needs_gpu" if needs_gpu else "needs",
+                    "not graded on this host: needs %s (%s)" % ("/".join(m["needs"]), r.skipped))
+        return
+    if g.judge_build is None:
+        raise RuntimeError("the judge's build failed (the starter with every test must compile):\n"
+                           + (r.errors or "")[:2000])
+    g.items[0:0] = score.rubric(rubric_of_judge(g, hidden))
+
     g.builder = build.Builder(g.sandbox, g.ws, g.opts.jobs, g.deadline, gpu_arch=g.gpu_arch)
     g.step("configuring")
     cfg = g.builder.configure(m["needs"])
-    if cfg.skipped:
-        needs_gpu = m["needs_gpu"] and "nvcc" in cfg.skipped
-        g.extra["needs_gpu"] = needs_gpu
-        g.out.append("this lab could not be built here: it needs %s: %s" % ("/".join(m["needs"]), cfg.skipped))
-        g.fail_rest("needs_gpu" if needs_gpu else "needs",
-                    "not graded on this host: needs %s (%s)" % ("/".join(m["needs"]), cfg.skipped))
-        return
     if not cfg.ok:
-        g.out.append(cfg.errors)
+        g.out.append(cfg.errors or cfg.skipped)
         g.fail_rest("failed", "0: the build could not be configured (see the top of the report)")
         return
-    target = "labs/%s" % g.lab
     g.step("compiling the visible tests")
     vis = g.builder.compile([target + "-tests"])
     bad = g.builder.foreign_dependencies([g.root])
@@ -191,7 +203,7 @@ def build_step(g):
         g.fail_rest("failed", "0: the code does not compile (see the compiler's errors at the top)")
         return
     g.digests[g.ws.binary("-tests")] = build.file_digest(g.ws.binary("-tests"))
-    if g.hidden_here and m["tests"]["hidden"]["sources"]:
+    if hidden:
         g.step("compiling the hidden tests")
         workspace.add_hidden(g.ws, g.root)
         hid = g.builder.enable_hidden()
@@ -210,15 +222,30 @@ def build_step(g):
             for it in g.tests(score.HIDDEN):
                 it.set(0, "failed", "0: the hidden tests do not compile against your code "
                                     "(does it keep the interface of the header?)")
-    g.step("the judge's build (cached after the first grade)")
-    hidden = bool(g.hidden_here and m["tests"]["hidden"]["sources"])
-    targets = [target + "-tests"] + ([target + "-hidden"] if hidden else [])
-    g.judge_build, r = build.cached_build(
-        g.sandbox, lambda parent: workspace.create(g.root, g.lab, g.sandbox, parent=parent, hidden=hidden),
-        g.lab, m["needs"], targets, g.opts.jobs, g.deadline, g.gpu_arch, "judge", hidden=hidden)
-    if g.judge_build is None:
-        raise RuntimeError("the judge's build failed (the starter with every test must compile):\n"
-                           + (r.errors or r.skipped or "")[:2000])
+
+
+def rubric_of_judge(g, hidden):
+    """The rubric expanded against the tests the judge's binaries list (run
+    in the sandbox, as the judge runs): {kind: [(test, points, key)]}. A
+    test without exactly one entry, or an entry without a test, is the
+    instructor's error: the grade stops with it."""
+    assigned, problems = {}, []
+    for kind, suffix in ((score.VISIBLE, "-tests"), (score.HIDDEN, "-hidden")):
+        if kind == score.HIDDEN and not hidden:
+            continue
+        binary = g.judge_build.binary(g.lab, suffix)
+        launcher = [g.mpirun, "-np", "1"] if g.mpirun else []
+        run_dir = g.scratch_run_dir()
+        o = g.sandbox.execute(launcher + [binary, "--gtest_list_tests"], sb_mod.Limits(wall_s=120),
+                              ro=[g.judge_build.build], rw=[run_dir], cwd=run_dir, env=sb_mod.base_env())
+        if not o.ok:
+            raise RuntimeError("listing the judge's %s tests failed: %s" % (kind, o.describe()))
+        assigned[kind], found = manifest.expand_rubric(g.manifest["tests"][kind]["points"],
+                                                       manifest.parse_test_list(o.output))
+        problems += found
+    if problems:
+        raise RuntimeError("labs/%s/lab.json's rubric does not match the tests: %s" % (g.lab, "; ".join(problems[:5])))
+    return assigned
 
 
 def hidden_readers(deps_text):
@@ -440,5 +467,5 @@ def source_dir(root, lab, kind, submission):
                              "use --starter or --submission DIR" % lab)
         return d
     if kind == "starter":
-        return os.path.join(root, "labs", lab)
+        return os.path.join(root, "labs", lab, manifest.STUDENT_DIR)
     return submission

@@ -149,7 +149,7 @@ def collect_secrets(root):
             continue
         for f in manifest.load(root, lab)["student_files"]:
             sol = read_text(os.path.join(sol_root, lab, f))
-            skel = read_text(os.path.join(root, "labs", lab, f)) or ""
+            skel = read_text(os.path.join(root, "labs", lab, manifest.STUDENT_DIR, f)) or ""
             if sol:
                 secrets["solutions/%s/%s" % (lab, f)] = secret_lines(sol, skel)
     return secrets

@@ -33,14 +33,27 @@ class Item:
         return "passed" if self.outcome == "passed" and self.score >= self.max_score else "failed"
 
 
-def rubric(manifest, include_hidden=True):
-    """The expected tests, in manifest order: the rubric IS the test list."""
+def rubric(assigned):
+    """Items for the tests: ASSIGNED = {kind: [(test, points, rubric key)]},
+    as lab_manifest.expand_rubric gives them for the tests the judge's
+    binaries list (visible first, then hidden)."""
     items = []
-    for name, points in manifest["tests"]["visible"]["points"].items():
-        items.append(Item(name, points, VISIBLE, name))
-    if include_hidden:
-        for name, points in manifest["tests"]["hidden"]["points"].items():
-            items.append(Item("hidden: " + name, points, HIDDEN, name))
+    for kind in (VISIBLE, HIDDEN):
+        for test, points, _ in assigned.get(kind, []):
+            items.append(Item(("hidden: " if kind == HIDDEN else "") + test, points, kind, test))
+    return items
+
+
+def rubric_unexpanded(manifest, include_hidden=True):
+    """Items straight from the rubric's keys, where no test list exists (the
+    lab cannot be built here): a glob stands for its family, its points
+    per test (the family's size is unknown)."""
+    items = []
+    for kind in (VISIBLE, HIDDEN):
+        if kind == HIDDEN and not include_hidden:
+            continue
+        for key, points in manifest["tests"][kind]["points"].items():
+            items.append(Item(("hidden: " if kind == HIDDEN else "") + key, points, kind, key))
     return items
 
 

@@ -57,9 +57,10 @@ def patched_submission(root, lab, patch_file, dest, base="solutions"):
     when the patch is missing or no longer applies."""
     m = manifest.load(root, lab)
     os.makedirs(dest)
+    src = os.path.join(root, "labs", lab, manifest.STUDENT_DIR) if base == "labs" else os.path.join(root, base, lab)
     for f in m["student_files"]:
         os.makedirs(os.path.dirname(os.path.join(dest, f)), exist_ok=True)
-        shutil.copy2(os.path.join(root, base, lab, f), os.path.join(dest, f))
+        shutil.copy2(os.path.join(src, f), os.path.join(dest, f))
     if patch_file is None:
         return dest
     if not os.path.isfile(patch_file):

@@ -11,8 +11,8 @@ and never mounted inside the sandbox):
               everyone and the self-check sees it;
   reference   solutions/LAB's files: the anchor of the timing.
 
-  W/src     meson.build, meson_options.txt, common/, labs/meson.build,
-            labs/LAB/, grading/hpcgrade/ (Meson reads manifests through it),
+  W/src     the build inputs every lab shares (lab_manifest.BUILD_FILES and
+            BUILD_DIRS), labs/LAB/ (the submission's files in its student/),
             grading/hidden/LAB/ (judge: always; submission: only while the
             hidden tests compile)
   W/build   the Meson build directory
@@ -22,6 +22,8 @@ import hashlib
 import os
 import shutil
 import tempfile
+
+from .manifest import BUILD_DIRS, BUILD_FILES, STUDENT_DIR
 
 MAX_STUDENT_FILE = 1 << 20  # bytes; a lab's source file is far smaller
 MAX_LISTED = 20             # ignored files named in the report
@@ -38,6 +40,9 @@ class Workspace:
 
     def lab_dir(self):
         return os.path.join(self.src, "labs", self.lab)
+
+    def student_dir(self):
+        return os.path.join(self.lab_dir(), STUDENT_DIR)
 
     def hidden_dir(self):
         return os.path.join(self.src, "grading", "hidden", self.lab)
@@ -71,6 +76,7 @@ def create(root, lab, sandbox=None, parent=None, hidden=False):
     for d in (ws.src, ws.runs, os.path.join(ws.src, "labs"), os.path.join(ws.src, "grading")):
         os.makedirs(d, exist_ok=True)
     for f in BUILD_FILES:
+        os.makedirs(os.path.dirname(os.path.join(ws.src, f)), exist_ok=True)
         shutil.copy2(os.path.join(root, f), os.path.join(ws.src, f))
     for d in BUILD_DIRS:
         shutil.copytree(os.path.join(root, d), os.path.join(ws.src, d), ignore=_ignore_junk)
@@ -82,11 +88,6 @@ def create(root, lab, sandbox=None, parent=None, hidden=False):
         os.makedirs(ws.build, exist_ok=True)
         sandbox.own(ws.build)
     return ws
-
-
-# What every lab's build reads besides its own directory.
-BUILD_FILES = ("meson.build", "meson_options.txt", os.path.join("labs", "meson.build"))
-BUILD_DIRS = ("common", os.path.join("grading", "hpcgrade"))
 
 
 def tree_digest(directory):
@@ -125,7 +126,8 @@ def plan_files(student_files, present):
 
 
 def install_student_files(ws, student_files, submission_dir):
-    """Copy the listed student files from SUBMISSION_DIR over the starter's.
+    """Copy the student files (paths relative to the lab's student/) from
+    SUBMISSION_DIR over the starter's.
     Returns notes (plain sentences) for the report."""
     present = list_files(submission_dir)
     wanted, missing, ignored = plan_files(student_files, present)
@@ -139,7 +141,7 @@ def install_student_files(ws, student_files, submission_dir):
             notes.append("%s is larger than %d bytes: ignored, the starter's version is used"
                          % (f, MAX_STUDENT_FILE))
             continue
-        dst = os.path.join(ws.lab_dir(), f)
+        dst = os.path.join(ws.student_dir(), f)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         with open(src, "rb") as fi:
             data = fi.read(MAX_STUDENT_FILE + 1)

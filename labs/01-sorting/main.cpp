@@ -16,6 +16,7 @@
 #include "hpclab/data.hpp"
 #include "hpclab/memory.hpp"
 #include "hpclab/not_implemented.hpp"
+#include "hpclab/report.hpp"
 #include "hpclab/timed.hpp"
 #include "hpclab/timing.hpp"
 #include "sorting.hpp"
@@ -107,13 +108,13 @@ int run(const Options& o) {
         std::printf("sorting %zu random doubles (seed %llu), median of %d runs\n", o.n,
                     static_cast<unsigned long long>(o.common.seed), o.common.reps);
     }
-    if (!o.common.json && o.sweep) std::printf("%s\n", hpclab::table_header().c_str());
+    hpclab::Reporter report(o.common.json);
+    if (o.sweep) report.header();
     for (std::size_t n : sizes) {
         const std::vector<double> input = hpclab::uniform_doubles(n, o.common.seed);
         double anchor = 0;
         for (const auto& [name, sort] : algorithms) {
             hpclab::Measurement m;
-            m.lab = "01-sorting";
             m.name = name;
             m.n = n;
             m.items = static_cast<double>(n);
@@ -130,19 +131,18 @@ int run(const Options& o) {
             m.ratio = anchor > 0 ? m.seconds.median / anchor : 0;
             const double per = per_n_log2_n(n, m.seconds.median);
             m.extra = {{"ns_per_n_log2_n", per * 1e9}};
-            if (o.common.json) {
-                std::cout << hpclab::json_line(m) << "\n";
-            } else if (o.sweep) {
-                std::printf("%s\n", hpclab::table_row(m).c_str());
+            if (o.sweep) {
+                report.row(m);
             } else {
                 // The lecture's line, then the comparison.
-                std::printf("%-10s time elapsed : %.4f seconds   (%.2fx std::sort, %.3f ns per n log2 n)\n",
-                            name.c_str(), m.seconds.median, m.ratio, per * 1e9);
+                char line[200];
+                std::snprintf(line, sizeof line, "%-10s time elapsed : %.4f seconds   (%.2fx std::sort, %.3f ns per n log2 n)",
+                              name.c_str(), m.seconds.median, m.ratio, per * 1e9);
+                report.emit(m, line);
             }
         }
     }
-    if (!o.common.json && not_implemented == 0)
-        std::printf("all results checked: sorted and a permutation of the input\n");
+    if (not_implemented == 0) report.note("all results checked: sorted and a permutation of the input");
     // Parts still to write are not a success: say so in the exit code.
     return not_implemented > 0 ? 1 : 0;
 }

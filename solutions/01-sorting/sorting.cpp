@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "merge_sort.hpp"
 
 namespace lab01 {
 
@@ -27,10 +26,6 @@ void std_sort_functor(double* data, std::size_t n) { std::sort(data, data + n, A
 
 void std_sort_lambda(double* data, std::size_t n) {
     std::sort(data, data + n, [](double a, double b) { return a < b; });
-}
-
-void merge_sort_doubles(double* data, std::size_t n) {
-    merge_sort(data, data + n, [](double a, double b) { return a < b; });
 }
 
 std::vector<double> seconds_per_n_log2_n(const std::vector<std::size_t>& n,

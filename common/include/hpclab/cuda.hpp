@@ -7,8 +7,11 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <functional>
 #include <stdexcept>
 #include <string>
+
+#include "hpclab/bench.hpp"
 
 namespace hpclab {
 namespace cuda {
@@ -150,6 +153,10 @@ private:
     cudaStream_t stream_;
     cudaEvent_t begin_ = nullptr, end_ = nullptr;
 };
+
+// Times `work` (GPU work on the default stream) with CUDA events: `warmup`
+// untimed runs, then `reps` timed ones; the summary of their seconds.
+Stats time_events(const std::function<void()>& work, int warmup, int reps);
 
 // Check that `bytes` can be allocated on the device before trying; throws
 // std::runtime_error with sizes in GiB otherwise.

@@ -8,7 +8,6 @@
 #include <stdexcept>
 
 #include "hpclab/not_implemented.hpp"
-#include "merge_sort.hpp"
 
 namespace lab01 {
 
@@ -46,11 +45,6 @@ void std_sort_lambda(double* data, std::size_t n) {
     (void)data;
     (void)n;
     throw hpclab::NotImplemented("std_sort_lambda");
-}
-
-void merge_sort_doubles(double* data, std::size_t n) {
-    // Given: calls your template in merge_sort.hpp.
-    merge_sort(data, data + n, [](double a, double b) { return a < b; });
 }
 
 std::vector<double> seconds_per_n_log2_n(const std::vector<std::size_t>& n,
