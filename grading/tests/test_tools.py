@@ -27,7 +27,8 @@ def mini_tree(dest):
         return [n for n in names if n == "__pycache__" or n.startswith("build") and os.path.isdir(os.path.join(base, n))]
     shutil.copytree(os.path.join(ROOT, "common"), os.path.join(dest, "common"), ignore=ignore)
     os.makedirs(os.path.join(dest, "labs"))
-    shutil.copy2(os.path.join(ROOT, "labs", "meson.build"), os.path.join(dest, "labs"))
+    for f in ("meson.build", "lab_manifest.py"):
+        shutil.copy2(os.path.join(ROOT, "labs", f), os.path.join(dest, "labs"))
     for part in ("labs", "solutions", "grading/hidden", "grading/mutants"):
         src = os.path.join(ROOT, part, LAB)
         if os.path.isdir(src):
@@ -137,6 +138,24 @@ class MiniTree(unittest.TestCase):
                      "grading/tests/test_fixtures.py"):
             self.assertFalse(os.path.exists(os.path.join(dest, gone)), gone)
         self.assertTrue(os.path.exists(os.path.join(dest, "grading", "grade")))
+
+    def test_a_test_without_points_fails_the_build_check(self):
+        # A test added to the visible tests and not to the rubric: the
+        # build's rubric test must fail and name it.
+        tree = os.path.join(self.tmp, "unlisted")
+        shutil.copytree(self.tree, tree)
+        with open(os.path.join(tree, "labs", LAB, "tests", "test_sorting.cpp"), "a") as f:
+            f.write("\nTEST(Unlisted, AddedWithoutPoints) { SUCCEED(); }\n")
+        build = os.path.join(self.tmp, "unlisted-build")
+        for argv in (["meson", "setup", build, tree, "-Dgrader_tests=false", "-Dcuda=disabled", "-Dmpi=disabled"],
+                     ["ninja", "-C", build, "-j", "2", "labs/%s-tests" % LAB]):
+            p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900)
+            self.assertEqual(p.returncode, 0, p.stdout.decode()[-2000:])
+        p = subprocess.run(["meson", "test", "-C", build, "--suite", "rubric", "--print-errorlogs"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900)
+        out = p.stdout.decode()
+        self.assertNotEqual(p.returncode, 0, out)
+        self.assertIn("test Unlisted.AddedWithoutPoints has no rubric entry", out)
 
     def test_release_check_catches_a_leak(self):
         dest = os.path.join(self.tmp, "leaky")

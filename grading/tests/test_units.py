@@ -140,13 +140,33 @@ class ScoreTest(unittest.TestCase):
         self.assertEqual(score.ratio_points(None, 5, 0.8, 0.4), 0)
         self.assertEqual(score.ratio_points(float("nan"), 5, 0.8, 0.4), 0)
 
-    def test_rubric_is_the_manifest(self):
-        m = manifest.load(ROOT, "01-sorting")
-        items = score.rubric(m)
-        self.assertEqual(len(items), len(m["tests"]["visible"]["points"]) + len(m["tests"]["hidden"]["points"]))
-        self.assertTrue(all(i.name.startswith("hidden: ") for i in items if i.kind == score.HIDDEN))
+    def test_rubric_globs_expand_to_every_test_once(self):
+        points = {"Lab/Every.*/qsort": 1, "Lab/Every.Random/merge": 2, "Lab/Every.[!R]*/merge": 1, "Other.Test": 3}
+        tests = ["Lab/Every.Random/qsort", "Lab/Every.Large/qsort", "Lab/Every.Random/merge",
+                 "Lab/Every.Large/merge", "Other.Test"]
+        assigned, problems = manifest.expand_rubric(points, tests)
+        self.assertEqual(problems, [])
+        self.assertEqual([(t, p) for t, p, _ in assigned],
+                         [("Lab/Every.Random/qsort", 1), ("Lab/Every.Large/qsort", 1), ("Lab/Every.Random/merge", 2),
+                          ("Lab/Every.Large/merge", 1), ("Other.Test", 3)])
 
+    def test_rubric_problems_are_named(self):
+        _, problems = manifest.expand_rubric({"A.*": 1, "A.b": 2, "Gone.Test": 1}, ["A.b", "A.c", "Unlisted.Test"])
+        self.assertIn("test A.b matches 2 rubric entries (A.*, A.b)", problems)
+        self.assertIn("test Unlisted.Test has no rubric entry", problems)
+        self.assertIn("rubric entry Gone.Test matches no test", problems)
 
+    def test_test_list_parsing(self):
+        text = ("Running main() from gtest_main.cc\nLab01/EverySorter.\n  Random/qsort  # GetParam() = x\n"
+                "  Large/qsort  # GetParam() = y\nComparator.\n  ReturnsMinusOneZeroPlusOne\n")
+        self.assertEqual(manifest.parse_test_list(text), ["Lab01/EverySorter.Random/qsort",
+                                                          "Lab01/EverySorter.Large/qsort",
+                                                          "Comparator.ReturnsMinusOneZeroPlusOne"])
+
+    def test_items_from_the_expanded_rubric(self):
+        items = score.rubric({score.VISIBLE: [("A.b", 2, "A.*")], score.HIDDEN: [("H.c", 1, "H.c")]})
+        self.assertEqual([(i.name, i.kind, i.test, i.max_score) for i in items],
+                         [("A.b", "visible", "A.b", 2), ("hidden: H.c", "hidden", "H.c", 1)])
 
 
 FAKE_DRIVER = r"""
@@ -292,7 +312,7 @@ class WorkspaceTest(unittest.TestCase):
             self.assertIn("sorting.cpp is a link", joined)
             self.assertIn("missing from the submission", joined)
             self.assertIn("README.md", joined)
-            with open(os.path.join(ws.lab_dir(), "sorting.cpp")) as f:
+            with open(os.path.join(ws.student_dir(), "sorting.cpp")) as f:
                 self.assertIn("NotImplemented", f.read())  # still the starter's
             self.assertFalse(os.path.exists(os.path.join(ws.src, "solutions")))
             self.assertFalse(os.path.exists(os.path.join(ws.src, "grading", "hidden")))
@@ -361,11 +381,22 @@ class LabNameTest(unittest.TestCase):
             with self.assertRaises(manifest.ManifestError):
                 manifest.check_grading_fields({"name": "x", "benchmark": bench})
 
-    def test_meson_outputs_unchanged(self):
-        # Meson parses these lines: their format is fixed (see meson_lines()).
+    def test_meson_lines_are_named(self):
         lines = manifest.meson_lines(manifest.load(ROOT, "01-sorting"))
-        self.assertEqual(lines[:7], ["", "sorting.cpp;merge_sort.hpp", "main.cpp", "tests/test_sorting.cpp",
-                                     "test_sorting_hidden.cpp", "", "gtest"])
+        named = {l.split("\t")[0]: l.split("\t")[1:] for l in lines if not l.startswith("check")}
+        self.assertEqual(named["student_files"], ["merge_sort.hpp", "sorting.cpp"])
+        self.assertEqual(named["harness"], ["merge_sort_doubles.cpp"])
+        self.assertEqual(named["driver"], ["main.cpp"])
+        self.assertEqual(named["test_main"], ["gtest"])
+        self.assertEqual(named["needs"], [])
+        self.assertIn("check\tfail\t--n\t-1", lines)
+
+    def test_student_files_are_the_student_folder(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "labs", "x", "student", "sub"))
+            for f in ("a.cpp", "sub/b.hpp", ".hidden"):
+                open(os.path.join(d, "labs", "x", "student", f), "w").close()
+            self.assertEqual(manifest.student_files(d, "x"), ["a.cpp", "sub/b.hpp"])
 
 
 class SandboxTest(unittest.TestCase):
