@@ -1,24 +1,43 @@
 #!/usr/bin/env bash
-# On a GPU host: build every lab for that GPU, run all tests (solutions and
-# the hidden tests), then the headline benchmarks, logging to OUT_DIR.
-#   usage: [LABS=11-multigpu-sor,...] tools/gpu-host-check.sh [BUILD_DIR] [OUT_DIR] [GPU_ARCH]
+# On a GPU host: build every lab for that GPU and run all tests (solutions,
+# hidden tests included), then the grader's self-check of the labs that need
+# a GPU (solution full marks, starter 0, every mutant caught), logging to
+# OUT_DIR. Which labs use MPI, and with how many ranks, comes from lab.json.
+#   usage: [LABS=06-reduction,...] [SELFCHECK=0] tools/gpu-host-check.sh [BUILD_DIR] [OUT_DIR] [GPU_ARCH]
 set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build-gpu}
 out=${2:-gpu-check-logs}
 arch=${3:-90}
 mkdir -p "$out"
+# Open MPI refuses to run as root (GPU hosts often run commands as root).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -d "$build" ] || meson setup "$build" -Dgpu_arch="$arch" -Dhidden_tests=true -Dgrader_tests=false \
   ${LABS:+-Dlabs="$LABS"} > "$out/setup.log"
 SECONDS=0
 ninja -C "$build" > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 echo "built in $SECONDS s"
-meson test -C "$build" --num-processes 2 --print-errorlogs > "$out/tests.log" 2>&1
+meson test -C "$build" --num-processes 4 --print-errorlogs > "$out/tests.log" 2>&1
 tail -9 "$out/tests.log"
 for hidden in "$build"/labs/*-solution-hidden; do
-  case $hidden in
-    *02-bucket-sort*|*11-multigpu-sor*) mpirun -np 3 --oversubscribe "$hidden" ;;
-    *) "$hidden" ;;
-  esac > "$out/hidden-$(basename "$hidden").log" 2>&1
-  echo "hidden $(basename "$hidden"): exit $? ($(grep -c '^\[       OK \]' "$out/hidden-$(basename "$hidden").log") OK)"
+  [ -e "$hidden" ] || continue
+  lab=$(basename "$hidden" -solution-hidden)
+  ranks=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1])).get("mpi_ranks", []); print(r[-1] if r else "")' \
+          "$root/labs/$lab/lab.json")
+  log="$out/hidden-$lab.log"
+  if [ -n "$ranks" ]; then mpirun -np "$ranks" --oversubscribe "$hidden"; else "$hidden"; fi > "$log" 2>&1
+  echo "hidden $lab: exit $? ($(grep -c '^\[       OK \]' "$log") OK)"
 done
+if [ "${SELFCHECK:-1}" != 0 ]; then
+  gpu_labs=$(python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1] + "/grading")
+from hpcgrade import manifest
+wanted = [w for w in sys.argv[2].split(",") if w]
+print(" ".join(l for l in manifest.list_labs(sys.argv[1])
+               if manifest.load(sys.argv[1], l)["needs_gpu"] and (not wanted or l in wanted)))' "$root" "${LABS:-}")
+  # shellcheck disable=SC2086  # one lab per word
+  "$root/grading/selfcheck" $gpu_labs --jobs "$(nproc)" > "$out/selfcheck.log" 2>&1
+  echo "selfcheck: exit $?"
+  sed -n '/^lab /,$p' "$out/selfcheck.log"
+fi

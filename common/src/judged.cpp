@@ -251,6 +251,8 @@ std::string json_escape(const std::string& s) {
 // One JSON line per test to HPCLAB_JUDGE_NOTES.r<rank>: what the judge made
 // of the record. The grader requires "record": "ok" as well as a passed test,
 // since a test that makes no call could otherwise pass on a missing record.
+void (*replay_failure_handler)(const std::string&) = nullptr;
+
 void write_note(const ReplayState& st) {
     const char* notes = env("HPCLAB_JUDGE_NOTES");
     if (!notes) return;
@@ -358,6 +360,8 @@ bool register_kind(const ExtraKind& extra) {
     extra_kinds().push_back(extra);
     return true;
 }
+
+void on_replay_failure(void (*handler)(const std::string&)) { replay_failure_handler = handler; }
 
 void install_listener() {
     static bool installed = false;
@@ -489,7 +493,16 @@ void Replay::rethrow() {
 }
 
 void Replay::fail(const std::string& why) {
-    replaying().failed = true;
+    auto& st = replaying();
+    st.failed = true;
+    if (replay_failure_handler) {
+        // The handler does not come back: say why in the notes first, as
+        // OnTestEnd would have.
+        if (st.status == "ok") st.status = "replay failed";
+        st.status += ": judged call at " + site_ + ": " + why;
+        write_note(st);
+        replay_failure_handler("judged call at " + site_ + ": " + why);
+    }
     ADD_FAILURE() << "judged call at " << site_ << ": " << why;
     throw ReplayAbort{};
 }

@@ -33,6 +33,11 @@ int main(int argc, char** argv) {
     }
     listeners.Append(new AllRanksAgree);
     hpclab::judged::install_listener();
+    if (hpclab::judged::mode() == hpclab::judged::Mode::replay) {
+        hpclab::judged::on_replay_failure([](const std::string& reason) {
+            hpclab::mpi::abort_job("the judge cannot replay this test: " + reason, 3);
+        });
+    }
     const int local = RUN_ALL_TESTS();
     int global = 0;
     MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

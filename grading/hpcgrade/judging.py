@@ -216,6 +216,11 @@ class Judging:
         seconds = rec.wall_s if rec else 0.0
         where = run.label()
         if case is None:
+            # An MPI judge ends its job when a record cannot be replayed; its
+            # notes say why.
+            failed = [n.get("record", "") for n in notes.values() if n.get("record", "").startswith("replay failed")]
+            if failed:
+                return Verdict(FAILED, "failed: " + failed[0][len("replay failed: "):] + where, seconds=seconds)
             return Verdict(FAILED, "the judge could not finish this test" + where + judge_hint(rec), seconds=seconds)
         result = case.get("result")
         failures = [f.get("failure", "") if isinstance(f, dict) else str(f) for f in case.get("failures", [])]

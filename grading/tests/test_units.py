@@ -74,6 +74,12 @@ class VerdictTest(unittest.TestCase):
         v = self.verdict(case(), notes={})
         self.assertEqual(v.status, judging.FAILED)
 
+    def test_an_mpi_judge_that_ended_on_a_broken_record_says_why(self):
+        notes = {1: {"record": "replay failed: judged call at t.cpp:9: the recording made fewer calls"}}
+        v = self.verdict(None, notes=notes, run=judging.Run("2"))
+        self.assertEqual(v.status, judging.FAILED)
+        self.assertIn("the recording made fewer calls", v.reason)
+
     def test_every_rank_needs_its_record(self):
         run = judging.Run("3")
         notes = {0: {"record": "ok"}, 1: {"record": "ok"}}

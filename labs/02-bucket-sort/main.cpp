@@ -24,6 +24,7 @@
 #include "hpclab/memory.hpp"
 #include "hpclab/mpi.hpp"
 #include "hpclab/not_implemented.hpp"
+#include "hpclab/timed.hpp"
 #include "hpclab/timing.hpp"
 
 namespace {
@@ -117,6 +118,48 @@ Timing time_distributed(Sort&& sort, int warmup, int reps) {
     return {hpclab::summarize(total), hpclab::summarize(compute), hpclab::summarize(communicate)};
 }
 
+// --serve: the grader times one version from outside (hpclab/timed.hpp), all
+// ranks taking part in every repetition (rank 0 passes each command on).
+// Every repetition sorts n fresh numbers in [0, 1) made from the grader's
+// seed: for the fan-out, each rank fills its own share from its own stream
+// (n/p numbers, one pass; no rank ever holds them all); for the root version,
+// rank 0 fills all n. The summary is an exact digest: of the sorted n on
+// rank 0 (root), or, for the fan-out, of every rank's bucket size and bucket
+// digest gathered on rank 0. Buckets are fixed by the lab's rule (rank r holds
+// [r/p, (r+1)/p)), so each rank's sorted bucket must match the reference's
+// bit for bit; the reference runs with the same number of ranks.
+int serve(const Options& o) {
+    if (o.algo == "both") throw SameOnEveryRank("--serve times one version: --algo root or --algo fanout");
+    if (o.bad_value_on_rank >= 0) throw SameOnEveryRank("--serve times correct input: drop --bad-value-on-rank");
+    const int rank = hpclab::mpi::rank(), p = hpclab::mpi::size();
+    const bool root = rank == 0, fan_out = o.algo == "fanout";
+    const std::size_t n = o.n;
+    std::vector<double> all(!fan_out && root ? n : 0);
+    std::vector<double> local(fan_out ? lab02::block_size(n, rank, p) : 0);
+    std::vector<double> result;
+    std::vector<double> gathered(root ? 3 * static_cast<std::size_t>(p) : 0);
+    lab02::SortReport report;
+    hpclab::timed::Benchmark b;
+    b.prepare = [&](std::uint64_t seed) {
+        // Rank r's stream: the seed moved by r golden-ratio steps (Rng mixes
+        // its seed with SplitMix64, so neighbouring seeds give unrelated streams).
+        hpclab::Rng rng(seed + 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(rank));
+        for (double& x : fan_out ? local : all) x = rng.uniform01();
+    };
+    b.work = [&] {
+        result = fan_out ? lab02::sort_fan_out(local, MPI_COMM_WORLD, &report)
+                         : lab02::sort_root_distributes(all, MPI_COMM_WORLD, &report);
+    };
+    b.summarize = [&]() -> std::vector<double> {
+        if (!fan_out) return root ? hpclab::timed::exact_digest(result) : std::vector<double>();
+        const std::vector<double> d = hpclab::timed::exact_digest(result);
+        const double mine[3] = {static_cast<double>(result.size()), d[0], d[1]};
+        HPCLAB_MPI_CHECK(MPI_Gather(mine, 3, MPI_DOUBLE, gathered.data(), 3, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+        return root ? hpclab::timed::exact_digest(gathered) : std::vector<double>();
+    };
+    return hpclab::timed::serve(o.common.serve, b, hpclab::mpi::timed_coordinator());
+}
+
 int run(const Options& o) {
     const int rank = hpclab::mpi::rank(), p = hpclab::mpi::size();
     const bool root = rank == 0;
@@ -132,6 +175,7 @@ int run(const Options& o) {
     hpclab::require_host_memory(hpclab::checked_bytes(root ? n : n / static_cast<std::size_t>(p) + 1,
                                                       (root ? 7 : 4) * sizeof(double)),
                                 "bucket sort of " + std::to_string(n) + " doubles on rank " + std::to_string(rank));
+    if (!o.common.serve.empty()) return serve(o);
 
     // Rank 0 holds all numbers for the root version, the anchor and the check.
     std::vector<double> all = root ? hpclab::uniform_doubles(n, o.common.seed) : std::vector<double>();

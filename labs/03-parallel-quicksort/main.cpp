@@ -16,6 +16,7 @@
 #include "hpclab/data.hpp"
 #include "hpclab/memory.hpp"
 #include "hpclab/not_implemented.hpp"
+#include "hpclab/timed.hpp"
 #include "hpclab/timing.hpp"
 #include "parallel_quicksort.hpp"
 
@@ -48,11 +49,33 @@ struct Options {
 
 int hardware_threads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 
+// --serve: the grader times one algorithm at one thread count from outside
+// (hpclab/timed.hpp). Every repetition sorts n fresh doubles in [0, 1) made
+// from the grader's seed, one pass into a buffer allocated before; the
+// digest of the sorted array must equal the reference's bit for bit.
+int serve(const Options& o) {
+    if (o.algo == "all") throw std::invalid_argument("--serve needs one --algo");
+    if (o.sweep) throw std::invalid_argument("--serve times one thread count: drop --sweep");
+    const Algorithm& a = *std::find_if(kAlgorithms.begin(), kAlgorithms.end(),
+                                       [&](const Algorithm& x) { return x.name == o.algo; });
+    const int threads = a.fixed_threads > 0 ? a.fixed_threads : o.threads > 0 ? o.threads : hardware_threads();
+    std::vector<double> data(o.n);
+    hpclab::timed::Benchmark b;
+    b.prepare = [&](std::uint64_t seed) {
+        hpclab::Rng rng(seed);
+        for (double& x : data) x = rng.uniform01();
+    };
+    b.work = [&] { a.sort(data.data(), data.size(), threads, o.cutoff); };
+    b.summarize = [&] { return hpclab::timed::exact_digest(data); };
+    return hpclab::timed::serve(o.common.serve, b);
+}
+
 int run(const Options& o) {
     const std::size_t n = o.n;
     // Input, reference, work copy, the checker's two copies.
     hpclab::require_host_memory(hpclab::checked_bytes(n, 5 * sizeof(double)),
                                 "sorting " + std::to_string(n) + " doubles");
+    if (!o.common.serve.empty()) return serve(o);
     const std::vector<double> input = hpclab::uniform_doubles(n, o.common.seed);
     std::vector<double> reference;
     const hpclab::Stats anchor = hpclab::repeat(

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -152,6 +153,10 @@ int main(int argc, char** argv) {
         // Every rank parses the same arguments, so bad input fails on all of
         // them before MPI starts; later errors are raised on every rank alike.
         hpclab::mpi::Environment env(&argc, &argv);
+        if (!o.common.serve.empty()) {
+            if (o.mode != "gpu") throw std::invalid_argument("--serve times --mode gpu only");
+            return serve_gpu(o);
+        }
         if (o.mode == "demo") return run_demo(o);
         if (o.mode == "gpu") return run_gpu(o);
         if (o.mode == "strips") return run_strips(o);

@@ -47,6 +47,12 @@ Mode mode();
 // it (replay mode). The test mains in common/ call it; nothing else need.
 void install_listener();
 
+// What replay does when a record cannot be replayed, after writing the reason
+// to the judge's notes: by default the test fails and goes on. The MPI test
+// main ends the whole job instead (MPI_Abort), since a rank that leaves a
+// test early would wait forever in the next collective for ranks still in it.
+void on_replay_failure(void (*handler)(const std::string& reason));
+
 // ---- encoding ------------------------------------------------------------
 
 // Thrown by Reader when recorded bytes do not decode as the expected type.

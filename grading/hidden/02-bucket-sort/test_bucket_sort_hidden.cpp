@@ -1,14 +1,19 @@
 // Lab 02 hidden tests (compiled only by the grader): other seeds and sizes,
 // skewed data (very uneven buckets), a communicator other than MPI_COMM_WORLD,
-// repeated calls, and the model at other points.
+// repeated calls, and the model at other points. Every call into the
+// student's code is a judged call (hpclab/judged.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <optional>
+#include <stdexcept>
 
 #include "bucket_sort.hpp"
 #include "hpclab/check.hpp"
 #include "hpclab/data.hpp"
+#include "hpclab/judged.hpp"
 #include "hpclab/mpi.hpp"
 
 namespace {
@@ -25,20 +30,55 @@ std::vector<double> gather_on_root(const std::vector<double>& mine, MPI_Comm com
     return all;
 }
 
-// Both versions on `input` over `comm`; rank 0 of comm checks against std::sort.
+// Runs `call` (a judged call of a collective student function) and makes
+// every rank of comm learn whether it failed anywhere before the test goes on
+// to its own MPI calls, so that no rank waits in them for one that left (see
+// the visible tests).
+template <class F>
+auto on_every_rank(MPI_Comm comm, F&& call) {
+    std::optional<decltype(call())> result;
+    std::exception_ptr error;
+    try {
+        result.emplace(call());
+    } catch (...) {
+        error = std::current_exception();
+    }
+    int failed_here = error ? 1 : 0, failed_anywhere = 0;
+    MPI_Allreduce(&failed_here, &failed_anywhere, 1, MPI_INT, MPI_MAX, comm);
+    if (error) std::rethrow_exception(error);
+    if (failed_anywhere) throw std::runtime_error("the call failed on another rank; this rank stops with it");
+    return std::move(*result);
+}
+
+// Both versions over `comm`, rank 0 of comm checks each against std::sort.
+// The root version sorts `input`; the fan-out version sorts its own copy with
+// one more value in [0, 1), rotated, so that neither can hand back the
+// other's result. (Every rank of comm makes the same copy: same generator.)
 void check_both(const std::vector<double>& input, MPI_Comm comm) {
     const int p = hpclab::mpi::size(comm), rank = hpclab::mpi::rank(comm);
     std::vector<double> want = input;
     std::sort(want.begin(), want.end());
+    hpclab::Rng rng(input.size());
+    std::vector<double> fan_input = input;
+    fan_input.push_back(rng.uniform01());
+    std::rotate(fan_input.begin(),
+                fan_input.begin() + rng.uniform_int(0, static_cast<std::int64_t>(fan_input.size()) - 1),
+                fan_input.end());
+    std::vector<double> fan_want = fan_input;
+    std::sort(fan_want.begin(), fan_want.end());
     const std::vector<double> none;
-    const auto root = lab02::sort_root_distributes(rank == 0 ? input : none, comm);
-    const std::size_t first = lab02::block_first(input.size(), rank, p);
-    const std::vector<double> local(input.begin() + static_cast<std::ptrdiff_t>(first),
-                                    input.begin() + static_cast<std::ptrdiff_t>(first + lab02::block_size(input.size(), rank, p)));
-    const auto fan = gather_on_root(lab02::sort_fan_out(local, comm), comm);
+    const auto root =
+        on_every_rank(comm, [&] { return HPCLAB_VALUE(lab02::sort_root_distributes(rank == 0 ? input : none, comm)); });
+    const std::size_t first = lab02::block_first(fan_input.size(), rank, p);
+    const std::vector<double> local(
+        fan_input.begin() + static_cast<std::ptrdiff_t>(first),
+        fan_input.begin() + static_cast<std::ptrdiff_t>(first + lab02::block_size(fan_input.size(), rank, p)));
+    const auto fan =
+        gather_on_root(on_every_rank(comm, [&] { return HPCLAB_VALUE(lab02::sort_fan_out(local, comm)); }), comm);
     if (rank == 0) {
         EXPECT_TRUE(root == want) << "root version: " << hpclab::check_sorted_permutation(root, input).message;
-        EXPECT_TRUE(fan == want) << "fan-out version: " << hpclab::check_sorted_permutation(fan, input).message;
+        EXPECT_TRUE(fan == fan_want) << "fan-out version: "
+                                     << hpclab::check_sorted_permutation(fan, fan_input).message;
     } else {
         EXPECT_TRUE(root.empty());
     }
@@ -74,34 +114,38 @@ TEST(Hidden, RepeatedCallsAndReportReset) {
         const std::size_t first = lab02::block_first(v.size(), hpclab::mpi::rank(), hpclab::mpi::size());
         const std::vector<double> local(v.begin() + static_cast<std::ptrdiff_t>(first),
                                         v.begin() + static_cast<std::ptrdiff_t>(first + lab02::block_size(v.size(), hpclab::mpi::rank(), hpclab::mpi::size())));
-        const auto mine = lab02::sort_fan_out(local, MPI_COMM_WORLD, &report);
+        const auto mine = on_every_rank(MPI_COMM_WORLD, [&] {
+            return HPCLAB_CALL([&] { return lab02::sort_fan_out(local, MPI_COMM_WORLD, &report); }, report);
+        });
         EXPECT_EQ(report.my_bucket, static_cast<long long>(mine.size()));
     }
 }
 
 TEST(Hidden, BucketEdgesForOtherP) {
-    EXPECT_EQ(lab02::bucket_of(0.125, 8), 1);
-    EXPECT_EQ(lab02::bucket_of(std::nextafter(0.125, 0.0), 8), 0);
-    EXPECT_EQ(lab02::bucket_of(std::nextafter(1.0, 0.0), 999), 998);
-    EXPECT_EQ(lab02::bucket_of(std::nextafter(1.0, 0.0), 3000), 2999);
-    EXPECT_EQ(lab02::bucket_of(1.0, 3000), 2999);
-    EXPECT_EQ(lab02::bucket_of(5e-324, 3000), 0);
+    EXPECT_EQ(HPCLAB_VALUE(lab02::bucket_of(0.125, 8)), 1);
+    EXPECT_EQ(HPCLAB_VALUE(lab02::bucket_of(std::nextafter(0.125, 0.0), 8)), 0);
+    EXPECT_EQ(HPCLAB_VALUE(lab02::bucket_of(std::nextafter(1.0, 0.0), 999)), 998);
+    EXPECT_EQ(HPCLAB_VALUE(lab02::bucket_of(std::nextafter(1.0, 0.0), 3000)), 2999);
+    EXPECT_EQ(HPCLAB_VALUE(lab02::bucket_of(1.0, 3000)), 2999);
+    EXPECT_EQ(HPCLAB_VALUE(lab02::bucket_of(5e-324, 3000)), 0);
 }
 
 TEST(Hidden, ModelAtOtherPoints) {
     // n = 2^30, p = 16: 30 / (30/16 + (15/16) 4) = 30 / 5.625 = 16/3.
-    EXPECT_NEAR(lab02::speedup_over_quicksort(std::ldexp(1.0, 30), 16), 16.0 / 3.0, 1e-12);
-    EXPECT_NEAR(lab02::speedup_over_bucket_sort(std::ldexp(1.0, 30), 16), 16.0 / 3.0, 1e-12);
+    EXPECT_NEAR(HPCLAB_VALUE(lab02::speedup_over_quicksort(std::ldexp(1.0, 30), 16)), 16.0 / 3.0, 1e-12);
+    EXPECT_NEAR(HPCLAB_VALUE(lab02::speedup_over_bucket_sort(std::ldexp(1.0, 30), 16)), 16.0 / 3.0, 1e-12);
     // The speedup stays below p and grows with n.
-    EXPECT_LT(lab02::speedup_over_quicksort(1e9, 8), 8.0);
-    EXPECT_GT(lab02::speedup_over_quicksort(1e9, 8), lab02::speedup_over_quicksort(1e6, 8));
+    EXPECT_LT(HPCLAB_VALUE(lab02::speedup_over_quicksort(1e9, 8)), 8.0);
+    const double at_1e9 = HPCLAB_VALUE(lab02::speedup_over_quicksort(1e9, 8));
+    const double at_1e6 = HPCLAB_VALUE(lab02::speedup_over_quicksort(1e6, 8));
+    EXPECT_GT(at_1e9, at_1e6);
     const lab02::MachineConstants c{2e-9, 5e-6, 4e-9};
     // Both communication times and both compute times for n = 2^24, p = 8.
     const double n = std::ldexp(1.0, 24), p = 8;
-    EXPECT_NEAR(lab02::root_communicate_seconds(n, p, c), 16 * (5e-6 + n / 8 * 4e-9), 1e-12);
-    EXPECT_NEAR(lab02::fan_out_communicate_seconds(n, p, c), 7 * (5e-6 + n / 64 * 4e-9), 1e-12);
-    EXPECT_NEAR(lab02::fan_out_compute_seconds(n, p, c), n / 8 * 24 * 2e-9, 1e-12);
-    EXPECT_NEAR(lab02::root_compute_seconds(n, p, c), (n * 3 + n / 8 * 21) * 2e-9, 1e-12);
+    EXPECT_NEAR(HPCLAB_VALUE(lab02::root_communicate_seconds(n, p, c)), 16 * (5e-6 + n / 8 * 4e-9), 1e-12);
+    EXPECT_NEAR(HPCLAB_VALUE(lab02::fan_out_communicate_seconds(n, p, c)), 7 * (5e-6 + n / 64 * 4e-9), 1e-12);
+    EXPECT_NEAR(HPCLAB_VALUE(lab02::fan_out_compute_seconds(n, p, c)), n / 8 * 24 * 2e-9, 1e-12);
+    EXPECT_NEAR(HPCLAB_VALUE(lab02::root_compute_seconds(n, p, c)), (n * 3 + n / 8 * 21) * 2e-9, 1e-12);
 }
 
 }  // namespace

@@ -1,16 +1,23 @@
 // Lab 03 hidden tests (compiled only by the grader): other seeds and sizes,
 // organ-pipe and sawtooth inputs, signed zeros, extreme thread counts and
-// cutoffs, and the lecture partition on every two-element case.
+// cutoffs, and the lecture partition on every two-element case. Every call
+// into the student's code is a judged call (hpclab/judged.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "hpclab/check.hpp"
 #include "hpclab/data.hpp"
+#include "hpclab/judged.hpp"
 #include "parallel_quicksort.hpp"
 #include "quicksort.hpp"
 
@@ -28,12 +35,27 @@ std::vector<double> sawtooth(std::size_t n, std::size_t period) {
     return v;
 }
 
+// `input` with one element, at a random place, replaced by a fresh value
+// between its smallest and largest: the same size and pattern, but values no
+// other call of the test has sorted, so no sorter can pass by handing back
+// another's result.
+std::vector<double> own_copy(const std::vector<double>& input, hpclab::Rng& rng) {
+    std::vector<double> v = input;
+    if (v.empty()) return v;
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    const double fresh = *lo == *hi ? *lo + rng.uniform01() : rng.uniform(*lo, *hi);
+    v[static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(v.size()) - 1))] = fresh;
+    return v;
+}
+
 void check_all(const std::vector<double>& input) {
-    std::vector<double> want = input;
-    std::sort(want.begin(), want.end());
+    hpclab::Rng rng(input.size());
     auto check = [&](const char* name, const std::function<void(double*, std::size_t)>& sort) {
-        std::vector<double> got = input;
-        sort(got.data(), got.size());
+        const std::vector<double> mine = own_copy(input, rng);
+        std::vector<double> want = mine;
+        std::sort(want.begin(), want.end());
+        std::vector<double> got = mine;
+        HPCLAB_CALL([&] { sort(got.data(), got.size()); }, got);
         const auto cmp = hpclab::compare_arrays(got, want, hpclab::Tolerance::exact());
         EXPECT_TRUE(cmp.ok()) << name << ", n = " << input.size() << ": " << cmp.describe("sorted");
     };
@@ -60,45 +82,98 @@ TEST(Hidden, SignedZerosAndExtremes) {
     std::vector<double> v;
     for (int i = 0; i < 3000; ++i) v.push_back(i % 5 == 0 ? big : i % 5 == 1 ? -tiny : i % 5 == 2 ? 0.0 : i % 5 == 3 ? -big : 1.0);
     std::vector<double> got = v;
-    lab03::quicksort_omp_tasks(got.data(), got.size(), 2, 100);
+    HPCLAB_CALL([&] { lab03::quicksort_omp_tasks(got.data(), got.size(), 2, 100); }, got);
     EXPECT_TRUE(hpclab::check_sorted_permutation(got, v).ok());
     std::vector<double> zeros = {0.0, -0.0, 0.0, -0.0, -1.0, 1.0};
     got = zeros;
-    lab03::quicksort(got.data(), got.size(), std::less<double>());
+    HPCLAB_CALL([&] { lab03::quicksort(got.data(), got.size(), std::less<double>()); }, got);
     EXPECT_TRUE(hpclab::check_sorted_permutation(got, zeros).ok());
 }
 
+// As in the visible NLogNComparisons: the quicksort sorts tags (0..n-1,
+// shuffled) whose hidden keys, in input order, are the named input; only the
+// comparator knows them, and it refuses (throws, and keeps throwing) after
+// 4 n log2 n comparisons. A correctly ordered output is then a value that
+// shows the budget sufficed; no count from the submission's process is read.
+struct TooManyComparisons : std::runtime_error {
+    TooManyComparisons() : std::runtime_error("more than 4 n log2 n comparisons") {}
+};
+
+struct HiddenKeys {
+    std::vector<double> key_of_tag, tags;
+
+    HiddenKeys(const std::vector<double>& keys, std::uint64_t seed) : key_of_tag(keys.size()), tags(keys.size()) {
+        std::iota(tags.begin(), tags.end(), 0.0);
+        hpclab::Rng rng(seed);
+        for (std::size_t i = tags.size(); i > 1; --i)
+            std::swap(tags[i - 1], tags[static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(i) - 1))]);
+        for (std::size_t i = 0; i < keys.size(); ++i) key_of_tag[static_cast<std::size_t>(tags[i])] = keys[i];
+    }
+    bool is_tag(double t) const { return t >= 0 && t < static_cast<double>(tags.size()) && t == std::floor(t); }
+    double key(double t) const {
+        if (!is_tag(t)) throw std::logic_error("the sort compared a value that is not in its input");
+        return key_of_tag[static_cast<std::size_t>(t)];
+    }
+    // Every tag once, in nondecreasing order of the keys.
+    bool sorted_permutation(const std::vector<double>& got) const {
+        if (got.size() != tags.size()) return false;
+        std::vector<char> seen(tags.size(), 0);
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            if (!is_tag(got[i]) || seen[static_cast<std::size_t>(got[i])]++) return false;
+            if (i > 0 && key(got[i]) < key(got[i - 1])) return false;
+        }
+        return true;
+    }
+};
+
 TEST(Hidden, ComparisonsOnOrganPipeAndSawtooth) {
     for (const auto& input : {organ_pipe(1 << 16), sawtooth(1 << 16, 1000), hpclab::few_distinct_doubles(1 << 16, 2, 3)}) {
-        auto v = input;
-        long long count = 0;
-        lab03::quicksort(v.data(), v.size(), [&](double a, double b) {
-            if (++count > 4LL * 65536 * 16) throw std::runtime_error("more than 4 n log2 n comparisons");
-            return a < b;
-        });
-        EXPECT_TRUE(std::is_sorted(v.begin(), v.end()));
+        const HiddenKeys keys(input, 61);
+        auto v = keys.tags;
+        bool refused = false;
+        HPCLAB_CALL(
+            [&] {
+                long long count = 0;
+                try {
+                    lab03::quicksort(v.data(), v.size(), [&](double a, double b) {
+                        if (++count > 4LL * 65536 * 16) throw TooManyComparisons();
+                        return keys.key(a) < keys.key(b);
+                    });
+                } catch (const TooManyComparisons&) {
+                    refused = true;
+                }
+            },
+            v, refused);
+        EXPECT_FALSE(refused) << "more than 4 n log2 n comparisons";
+        EXPECT_TRUE(keys.sorted_permutation(v));
     }
 }
 
 TEST(Hidden, ManyThreadsAndTinyCutoff) {
+    // Every call sorts its own copy (own_copy), so that no thread count and
+    // no sorter can pass with a result sorted before.
     const auto input = hpclab::uniform_doubles(50000, 4040);
-    std::vector<double> want = input;
-    std::sort(want.begin(), want.end());
+    hpclab::Rng rng(4041);
+    auto sorted = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v;
+    };
     for (int t : {1, 7, 16}) {
-        auto a = input, b = input, c = input;
-        lab03::quicksort_omp_tasks(a.data(), a.size(), t, 1);
-        lab03::quicksort_tbb(b.data(), b.size(), t, 0);
-        lab03::tbb_parallel_sort(c.data(), c.size(), t);
-        EXPECT_EQ(a, want) << "omp tasks, " << t << " threads";
-        EXPECT_EQ(b, want) << "tbb quicksort, " << t << " threads";
-        EXPECT_EQ(c, want) << "tbb parallel_sort, " << t << " threads";
+        auto a = own_copy(input, rng), b = own_copy(input, rng), c = own_copy(input, rng);
+        const auto want_a = sorted(a), want_b = sorted(b), want_c = sorted(c);
+        HPCLAB_CALL([&] { lab03::quicksort_omp_tasks(a.data(), a.size(), t, 1); }, a);
+        HPCLAB_CALL([&] { lab03::quicksort_tbb(b.data(), b.size(), t, 0); }, b);
+        HPCLAB_CALL([&] { lab03::tbb_parallel_sort(c.data(), c.size(), t); }, c);
+        EXPECT_EQ(a, want_a) << "omp tasks, " << t << " threads";
+        EXPECT_EQ(b, want_b) << "tbb quicksort, " << t << " threads";
+        EXPECT_EQ(c, want_c) << "tbb parallel_sort, " << t << " threads";
     }
 }
 
 TEST(Hidden, LecturePartitionTwoElements) {
     for (auto pair : {std::vector<double>{1, 2}, std::vector<double>{2, 1}, std::vector<double>{3, 3}}) {
         auto v = pair;
-        const std::size_t k = lab03::partition_lecture(v.data(), 0, 1, std::less<double>());
+        const std::size_t k = HPCLAB_CALL([&] { return lab03::partition_lecture(v.data(), 0, 1, std::less<double>()); }, v);
         EXPECT_EQ(v[k], pair[0]);
         EXPECT_LE(v[0], v[1]);
         EXPECT_EQ(k, pair[0] <= pair[1] ? (pair[0] < pair[1] ? 0u : 1u) : 1u);

@@ -1,5 +1,11 @@
 // Lab 11 hidden tests: odd sizes, uneven and one-row strips, more sweeps,
 // stopping limits, fits with bad input, and GPU paths on awkward shapes.
+//
+// Every call into student code is a judged call (hpclab/judged.hpp; the
+// lab's types and reference functions come from tests/sor_test_util.hpp):
+// recorded in the submission's build, replayed in the starter's, where these
+// assertions run. The serial grids the MPI and GPU results are compared with
+// are the reference sweeps' (harness code), each on a start of its own.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -11,11 +17,16 @@
 #include "hpclab/check.hpp"
 #include "hpclab/data.hpp"
 #include "hpclab/gtest_gpu.hpp"
+#include "hpclab/judged.hpp"
 #include "hpclab/mpi.hpp"
 #include "sor.hpp"
 #include "sor_gpu.hpp"
+#include "tests/sor_test_util.hpp"
 
 using namespace lab11;
+using lab11_test::cart_rank;
+using lab11_test::reference_sweeps;
+using lab11_test::strip_rank;
 
 namespace {
 
@@ -44,10 +55,21 @@ std::vector<double> interior_of(const Strip& s) {
     return ::testing::AssertionFailure() << rep.describe("u");
 }
 
-void pick_gpu() {
-    static bool done = false;
-    if (!done) select_local_gpu(MPI_COMM_WORLD);
-    done = true;
+// Asked in every test: the judge runs all tests in one process and must
+// replay the calls each test's own recording process made.
+void pick_gpu() { HPCLAB_VALUE(select_local_gpu(MPI_COMM_WORLD)); }
+
+// Upload `start` in `layout` with `loads`, `sweeps` GPU sweeps, download:
+// the grid, from one judged call.
+std::vector<double> gpu_sweeps(const Strip& start, Layout layout, Loads loads, double omega, int sweeps) {
+    return HPCLAB_CALL([&] {
+        DeviceStrip d = upload(start, layout);
+        set_loads(d, loads);
+        for (int k = 0; k < sweeps; ++k) gpu_red_black_sweep(d, omega);
+        Strip got = start;
+        download(d, got);
+        return got.u;
+    });
 }
 
 }  // namespace
@@ -55,29 +77,29 @@ void pick_gpu() {
 TEST(Hidden, OddSizesAndUnevenStripsStayBitwiseEqual) {
     const int p = hpclab::mpi::size();
     for (int n : {p, p + 1, 2 * p + 1, 23, 40}) {
-        const StripComm sc = make_strip_comm(n, MPI_COMM_WORLD);
+        const StripComm sc = HPCLAB_VALUE(make_strip_comm(n, MPI_COMM_WORLD));
         Strip serial = random_start(ProblemKind::PoissonSine, n);
         Strip mine = random_start(ProblemKind::PoissonSine, n, sc.range().first, sc.range().rows);
-        for (int k = 0; k < 13; ++k) {
-            red_black_sweep(serial, 1.93);
-            mpi_red_black_sweep(sc, mine, 1.93);
-        }
-        const std::vector<double> grid = gather_grid(sc, mine);
-        if (sc.rank() == 0) { EXPECT_TRUE(same_bits(grid, serial.u)) << "n = " << n << " on " << p << " ranks"; }
+        reference_sweeps(serial, 1.93, 13);
+        const std::size_t size = mine.u.size();
+        HPCLAB_CALL([&] { for (int k = 0; k < 13; ++k) mpi_red_black_sweep(sc, mine, 1.93); }, mine.u);
+        ASSERT_EQ(mine.u.size(), size);
+        const std::vector<double> grid = HPCLAB_VALUE(gather_grid(sc, mine));
+        if (strip_rank(sc) == 0) { EXPECT_TRUE(same_bits(grid, serial.u)) << "n = " << n << " on " << p << " ranks"; }
     }
 }
 
 TEST(Hidden, BlocksOnOddSizesStayBitwiseEqual) {
     for (int n : {7, 9, 31}) {
-        const BlockComm bc = make_block_comm(n, MPI_COMM_WORLD);
+        const BlockComm bc = HPCLAB_VALUE(make_block_comm(n, MPI_COMM_WORLD));
         Strip serial = random_start(ProblemKind::LaplaceHarmonic, n);
         Block b = cut_block(serial, bc.rows(), bc.cols());
-        for (int k = 0; k < 15; ++k) {
-            red_black_sweep(serial, 1.6);
-            mpi_block_red_black_sweep(bc, b, 1.6);
-        }
-        const std::vector<double> interior = gather_block_interior(bc, b);
-        if (hpclab::mpi::rank(bc.comm()) == 0) {
+        reference_sweeps(serial, 1.6, 15);
+        const std::size_t size = b.u.size();
+        HPCLAB_CALL([&] { for (int k = 0; k < 15; ++k) mpi_block_red_black_sweep(bc, b, 1.6); }, b.u);
+        ASSERT_EQ(b.u.size(), size);
+        const std::vector<double> interior = HPCLAB_VALUE(gather_block_interior(bc, b));
+        if (cart_rank(bc) == 0) {
             EXPECT_TRUE(same_bits(interior, interior_of(serial))) << "n = " << n;
         }
     }
@@ -85,9 +107,12 @@ TEST(Hidden, BlocksOnOddSizesStayBitwiseEqual) {
 
 TEST(Hidden, MpiSolveConvergesOnPoisson) {
     const int n = 31;
-    const StripComm sc = make_strip_comm(n, MPI_COMM_WORLD);
+    const StripComm sc = HPCLAB_VALUE(make_strip_comm(n, MPI_COMM_WORLD));
+    const double w = HPCLAB_VALUE(omega_opt(n));
     Strip mine = make_problem(ProblemKind::PoissonSine, n, sc.range().first, sc.range().rows);
-    const SolveResult r = mpi_solve(sc, mine, omega_opt(n), 1e-12, 3, 100000);
+    const std::size_t size = mine.u.size();
+    const SolveResult r = HPCLAB_CALL([&] { return mpi_solve(sc, mine, w, 1e-12, 3, 100000); }, mine.u);
+    ASSERT_EQ(mine.u.size(), size);
     EXPECT_TRUE(r.converged);
     EXPECT_EQ(r.iterations % 3, 0);
     // Discretisation error of the 5-point stencil: about pi^2 h^2 / 12.
@@ -99,45 +124,49 @@ TEST(Hidden, MpiSolveConvergesOnPoisson) {
 }
 
 TEST(Hidden, SolveStopsAtMaxIterations) {
+    const double w = HPCLAB_VALUE(omega_opt(40));
     Strip s = make_problem(ProblemKind::LaplaceHarmonic, 40);
-    const SolveResult r = solve(s, Method::Sor, omega_opt(40), 1e-14, 4, 10);
+    const SolveResult r = HPCLAB_VALUE(solve(s, Method::Sor, w, 1e-14, 4, 10));
     EXPECT_FALSE(r.converged);
     EXPECT_EQ(r.iterations, 10);
     EXPECT_LT(r.residual, r.residual0);
     Strip t = make_problem(ProblemKind::LaplaceHarmonic, 40);
-    const SolveResult none = solve(t, Method::RedBlackSor, omega_opt(40), 1e-14, 4, 0);
+    const SolveResult none = HPCLAB_VALUE(solve(t, Method::RedBlackSor, w, 1e-14, 4, 0));
     EXPECT_EQ(none.iterations, 0);
     EXPECT_FALSE(none.converged);
 }
 
 TEST(Hidden, OmegaOptBeatsTheThesisCap) {
     const int n = 255;
+    const double w = HPCLAB_VALUE(omega_opt(n));
     Strip a = make_problem(ProblemKind::LaplaceHarmonic, n), b = a;
-    const SolveResult capped = solve(a, Method::RedBlackSor, 1.9, 1e-8, 1, 100000);
-    const SolveResult best = solve(b, Method::RedBlackSor, omega_opt(n), 1e-8, 1, 100000);
+    const SolveResult capped = HPCLAB_VALUE(solve(a, Method::RedBlackSor, 1.9, 1e-8, 1, 100000));
+    const SolveResult best = HPCLAB_VALUE(solve(b, Method::RedBlackSor, w, 1e-8, 1, 100000));
     ASSERT_TRUE(capped.converged && best.converged);
     EXPECT_LT(1.3 * best.iterations, capped.iterations);
 }
 
 TEST(Hidden, TinyGridsAndOneRowStrips) {
-    EXPECT_DOUBLE_EQ(omega_opt(2), 2.0 / (1.0 + std::sin(3.14159265358979323846 / 3)));
+    EXPECT_DOUBLE_EQ(HPCLAB_VALUE(omega_opt(2)), 2.0 / (1.0 + std::sin(3.14159265358979323846 / 3)));
     Strip s = random_start(ProblemKind::PoissonSine, 1);
-    red_black_sweep(s, 1.0);
+    const std::size_t size = s.u.size();
+    HPCLAB_CALL([&] { red_black_sweep(s, 1.0); }, s.u);
+    ASSERT_EQ(s.u.size(), size);
     EXPECT_DOUBLE_EQ(s.at(1, 1), (s.at(1, 0) + s.at(1, 2) + s.at(0, 1) + s.at(2, 1) + s.b(1, 1)) / 4);
     const int p = hpclab::mpi::size();
-    const StripComm sc = make_strip_comm(p, MPI_COMM_WORLD);
+    const StripComm sc = HPCLAB_VALUE(make_strip_comm(p, MPI_COMM_WORLD));
     EXPECT_EQ(sc.range().rows, 1);
-    EXPECT_EQ(sc.range().first, sc.rank() + 1);
+    EXPECT_EQ(sc.range().first, strip_rank(sc) + 1);
 }
 
 TEST(Hidden, FitsOnNoisyAndBadInput) {
     std::vector<double> x = {1e3, 1e4, 1e5, 1e6}, y;
     for (double v : x) y.push_back(2e-6 + v * 1e-10);
     y[1] *= 1.01;
-    const LinearFit f = fit_latency_bandwidth(x, y);
+    const LinearFit f = HPCLAB_VALUE(fit_latency_bandwidth(x, y));
     EXPECT_NEAR(f.per_byte_s, 1e-10, 1e-12);
-    EXPECT_THROW(fit_power_law({1, 2}, {1, -1}), std::invalid_argument);
-    EXPECT_THROW(fit_power_law({3}, {1}), std::invalid_argument);
+    EXPECT_THROW(HPCLAB_VALUE(fit_power_law({1, 2}, {1, -1})), std::invalid_argument);
+    EXPECT_THROW(HPCLAB_VALUE(fit_power_law({3}, {1})), std::invalid_argument);
 }
 
 TEST(Hidden, GpuAwkwardSizesMatchCpu) {
@@ -145,13 +174,12 @@ TEST(Hidden, GpuAwkwardSizesMatchCpu) {
     pick_gpu();
     for (int n : {1, 2, 3, 64, 255})
         for (Layout l : {Layout::Natural, Layout::Separated}) {
-            Strip s = random_start(ProblemKind::PoissonSine, n);
+            // A start of its own for each layout.
+            const Strip s = random_start(ProblemKind::PoissonSine, n, 1, n, 77 + static_cast<int>(l));
             Strip want = s;
-            for (int k = 0; k < 4; ++k) red_black_sweep(want, 1.3);
-            DeviceStrip d = upload(s, l);
-            for (int k = 0; k < 4; ++k) gpu_red_black_sweep(d, 1.3);
-            download(d, s);
-            EXPECT_TRUE(same_bits(s.u, want.u)) << layout_name(l) << " n = " << n;
+            reference_sweeps(want, 1.3, 4);
+            const std::vector<double> got = gpu_sweeps(s, l, Loads::Plain, 1.3, 4);
+            EXPECT_TRUE(same_bits(got, want.u)) << layout_name(l) << " n = " << n;
         }
 }
 
@@ -161,15 +189,23 @@ TEST(Hidden, GpuStripsWithOneOrTwoRowsPerRank) {
     const int p = hpclab::mpi::size();
     for (int n : {p, 2 * p, 2 * p + 1})
         for (Exchange e : {Exchange::Staged, Exchange::Overlapped}) {
-            const StripComm sc = make_strip_comm(n, MPI_COMM_WORLD);
-            Strip serial = random_start(ProblemKind::PoissonSine, n);
-            Strip mine = random_start(ProblemKind::PoissonSine, n, sc.range().first, sc.range().rows);
-            for (int k = 0; k < 5; ++k) red_black_sweep(serial, 1.5);
-            DeviceStrip d = upload(mine, Layout::Separated);
-            gpu_mpi_sweeps(sc, d, 1.5, 5, e);
-            download(d, mine);
-            const std::vector<double> grid = gather_grid(sc, mine);
-            if (sc.rank() == 0) { EXPECT_TRUE(same_bits(grid, serial.u)) << exchange_name(e) << " n = " << n; }
+            // A start of its own for each exchange.
+            const std::uint64_t seed = 77 + static_cast<std::uint64_t>(e);
+            const StripComm sc = HPCLAB_VALUE(make_strip_comm(n, MPI_COMM_WORLD));
+            Strip serial = random_start(ProblemKind::PoissonSine, n, 1, n, seed);
+            Strip mine = random_start(ProblemKind::PoissonSine, n, sc.range().first, sc.range().rows, seed);
+            reference_sweeps(serial, 1.5, 5);
+            const std::size_t size = mine.u.size();
+            HPCLAB_CALL(
+                [&] {
+                    DeviceStrip d = upload(mine, Layout::Separated);
+                    gpu_mpi_sweeps(sc, d, 1.5, 5, e);
+                    download(d, mine);
+                },
+                mine.u);
+            ASSERT_EQ(mine.u.size(), size);
+            const std::vector<double> grid = HPCLAB_VALUE(gather_grid(sc, mine));
+            if (strip_rank(sc) == 0) { EXPECT_TRUE(same_bits(grid, serial.u)) << exchange_name(e) << " n = " << n; }
         }
 }
 
@@ -181,14 +217,17 @@ TEST(Hidden, WideHalosAtTheDepthLimitAndOnLaplace) {
         for (int extra : {0, 1}) {
             const int n = 2 * bs * p + extra;
             for (ProblemKind kind : {ProblemKind::LaplaceHarmonic, ProblemKind::PoissonSine}) {
-                const StripComm sc = make_strip_comm(n, MPI_COMM_WORLD);
+                const StripComm sc = HPCLAB_VALUE(make_strip_comm(n, MPI_COMM_WORLD));
                 Strip serial = random_start(kind, n);
-                for (int k = 0; k < 2 * bs + 1; ++k) red_black_sweep(serial, 1.9);
-                const RowRange wr = wide_rows(sc, wide_halo_depth(bs));
+                reference_sweeps(serial, 1.9, 2 * bs + 1);
+                const RowRange wr = HPCLAB_VALUE(wide_rows(sc, wide_halo_depth(bs)));
                 Strip wide = random_start(kind, n, wr.first, wr.rows);
-                mpi_red_black_sweeps_wide(sc, wide, 1.9, 2 * bs + 1, bs);
-                const std::vector<double> grid = gather_grid(sc, owned_part(sc, wide));
-                if (sc.rank() == 0) { EXPECT_TRUE(same_bits(grid, serial.u)) << "n = " << n << ", bs = " << bs; }
+                const std::size_t size = wide.u.size();
+                HPCLAB_CALL([&] { mpi_red_black_sweeps_wide(sc, wide, 1.9, 2 * bs + 1, bs); }, wide.u);
+                ASSERT_EQ(wide.u.size(), size);
+                const Strip owned = owned_part(sc, wide);
+                const std::vector<double> grid = HPCLAB_VALUE(gather_grid(sc, owned));
+                if (strip_rank(sc) == 0) { EXPECT_TRUE(same_bits(grid, serial.u)) << "n = " << n << ", bs = " << bs; }
             }
         }
 }
@@ -199,29 +238,42 @@ TEST(Hidden, GpuWideHalosAndBlocksOnAwkwardSizes) {
     const int p = hpclab::mpi::size();
     {
         const int n = 4 * p + 3, bs = 2;
-        const StripComm sc = make_strip_comm(n, MPI_COMM_WORLD);
+        const StripComm sc = HPCLAB_VALUE(make_strip_comm(n, MPI_COMM_WORLD));
         Strip serial = random_start(ProblemKind::PoissonSine, n);
-        for (int k = 0; k < 5; ++k) red_black_sweep(serial, 1.6);
-        const RowRange wr = wide_rows(sc, wide_halo_depth(bs));
+        reference_sweeps(serial, 1.6, 5);
+        const RowRange wr = HPCLAB_VALUE(wide_rows(sc, wide_halo_depth(bs)));
         Strip wide = random_start(ProblemKind::PoissonSine, n, wr.first, wr.rows);
-        DeviceStrip d = upload(wide, Layout::Separated);
-        set_loads(d, Loads::ReadOnly);
-        gpu_mpi_sweeps_wide(sc, d, 1.6, 5, bs);
-        download(d, wide);
-        const std::vector<double> grid = gather_grid(sc, owned_part(sc, wide));
-        if (sc.rank() == 0) { EXPECT_TRUE(same_bits(grid, serial.u)) << "wide halos, n = " << n; }
+        const std::size_t size = wide.u.size();
+        HPCLAB_CALL(
+            [&] {
+                DeviceStrip d = upload(wide, Layout::Separated);
+                set_loads(d, Loads::ReadOnly);
+                gpu_mpi_sweeps_wide(sc, d, 1.6, 5, bs);
+                download(d, wide);
+            },
+            wide.u);
+        ASSERT_EQ(wide.u.size(), size);
+        const Strip owned = owned_part(sc, wide);
+        const std::vector<double> grid = HPCLAB_VALUE(gather_grid(sc, owned));
+        if (strip_rank(sc) == 0) { EXPECT_TRUE(same_bits(grid, serial.u)) << "wide halos, n = " << n; }
     }
     for (int n : {p, 19}) {  // n = p: blocks of one or two points per side
-        const BlockComm bc = make_block_comm(n, MPI_COMM_WORLD);
+        const BlockComm bc = HPCLAB_VALUE(make_block_comm(n, MPI_COMM_WORLD));
         Strip serial = random_start(ProblemKind::PoissonSine, n);
         Block b = cut_block(serial, bc.rows(), bc.cols());
-        for (int k = 0; k < 4; ++k) red_black_sweep(serial, 1.4);
-        DeviceStrip d = upload(b, Layout::Separated);
-        set_loads(d, Loads::Texture);
-        gpu_mpi_block_sweeps(bc, d, 1.4, 4);
-        download(d, b);
-        const std::vector<double> interior = gather_block_interior(bc, b);
-        if (hpclab::mpi::rank(bc.comm()) == 0) {
+        reference_sweeps(serial, 1.4, 4);
+        const std::size_t size = b.u.size();
+        HPCLAB_CALL(
+            [&] {
+                DeviceStrip d = upload(b, Layout::Separated);
+                set_loads(d, Loads::Texture);
+                gpu_mpi_block_sweeps(bc, d, 1.4, 4);
+                download(d, b);
+            },
+            b.u);
+        ASSERT_EQ(b.u.size(), size);
+        const std::vector<double> interior = HPCLAB_VALUE(gather_block_interior(bc, b));
+        if (cart_rank(bc) == 0) {
             EXPECT_TRUE(same_bits(interior, interior_of(serial))) << "blocks, n = " << n;
         }
     }
