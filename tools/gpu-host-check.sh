@@ -11,7 +11,7 @@ out=${2:-gpu-check-logs}
 arch=${3:-90}
 mkdir -p "$out"
 # Open MPI refuses to run as root (GPU hosts often run commands as root).
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+eval "$(python3 "$root/labs/lab_manifest.py" mpi-env --shell)"
 [ -d "$build" ] || meson setup "$build" -Dgpu_arch="$arch" -Dhidden_tests=true -Dgrader_tests=false \
   ${LABS:+-Dlabs="$LABS"} > "$out/setup.log"
 SECONDS=0

@@ -10,7 +10,7 @@ only=${ONLY:-}  # e.g. ONLY="scaling strips": just the runs whose names contain 
 build=${1:-build-gpu}
 out=${2:-lab11-figures}
 mkdir -p "$out"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+eval "$(python3 "$(dirname "$0")/../labs/lab_manifest.py" mpi-env --shell)"  # Open MPI as root
 sor=$build/labs/11-multigpu-sor-solution
 run() {  # name, command...
   local name=$1

@@ -214,7 +214,7 @@ def run_skeleton_tests(dest, lab, binary):
     m = manifest.load(dest, lab)
     out = tempfile.mktemp(suffix=".json")
     argv = [binary, "--gtest_output=json:" + out]
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = dict(os.environ, **manifest.MPI_AS_ROOT_ENV)
     if m["mpi_ranks"]:
         argv = ["mpirun", "-np", m["mpi_ranks"][0], "--oversubscribe"] + argv
     try:

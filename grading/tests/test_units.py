@@ -552,8 +552,7 @@ class MpiLaunchEnvTest(unittest.TestCase):
     @unittest.skipUnless(shutil.which("mpirun"), "needs Open MPI")
     def test_mpirun_starts_with_a_missing_rsh_agent(self):
         # The failure reproduced where ssh exists: point the agent nowhere.
-        env = dict(sb_mod.base_env(), HOME="/tmp", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                   OMPI_MCA_plm_rsh_agent="does-not-exist")
+        env = dict(sb_mod.base_env(), HOME="/tmp", OMPI_MCA_plm_rsh_agent="does-not-exist", **manifest.MPI_AS_ROOT_ENV)
         import subprocess
         broken = subprocess.run(["mpirun", "-np", "1", "true"], env=env, capture_output=True, timeout=60)
         env.update(sb_mod.mpi_launch_env("/nonexistent", {}))
