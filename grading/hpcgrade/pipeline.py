@@ -44,7 +44,7 @@ class UsageError(Exception):
 class Options:
     def __init__(self, jobs=None, test_timeout=DEFAULT_TEST_TIMEOUT, time_limit=DEFAULT_TIME_LIMIT,
                  memory_gib=DEFAULT_MEMORY_GIB, rounds=DEFAULT_ROUNDS, keep=False, perf=True,
-                 use_bwrap=True, quiet=False, sanitize=True):
+                 use_bwrap=True, quiet=False, sanitize=True, first_loss=False):
         self.jobs = jobs or max(1, min(4, os.cpu_count() or 1))
         self.test_timeout = test_timeout
         self.time_limit = time_limit
@@ -55,6 +55,9 @@ class Options:
         self.sanitize = sanitize
         self.use_bwrap = use_bwrap
         self.quiet = quiet
+        # The self-check's mutants: stop judging at the first test that
+        # loses points (the mutant is caught; the rest would only cost time).
+        self.first_loss = first_loss
 
 
 class Deadline:
@@ -260,9 +263,8 @@ def hidden_readers(deps_text):
     return bad
 
 
-def record(g):
-    g.judging = judging.Judging(g)
-    todo = [it for it in g.tests() if it.outcome == "not run"]
+def record(g, todo=None):
+    todo = [it for it in g.tests() if it.outcome == "not run"] if todo is None else todo
     runs = judging.runs_for(g.manifest)
     g.step("recording %d tests in the submission's build" % len(todo))
 
@@ -280,9 +282,9 @@ def record(g):
         list(pool.map(one, jobs))
 
 
-def judge(g):
+def judge(g, todo=None):
     runs = judging.runs_for(g.manifest)
-    todo = [it for it in g.tests() if it.outcome == "not run"]
+    todo = [it for it in g.tests() if it.outcome == "not run"] if todo is None else todo
     g.step("judging %d tests in the judge's build" % len(todo))
     by_kind = {}
     for it in todo:
@@ -309,11 +311,42 @@ def judge(g):
             it.set(0, "needs_gpu" if needs_gpu else "skipped", text)
         else:
             it.set(0, "failed", text)
+
+
+def note_gpu_skips(g):
     skipped_gpu = [it for it in g.items if it.outcome == "needs_gpu"]
     if skipped_gpu:
         g.extra["needs_gpu"] = True
         g.out.append("this lab needs a GPU: %d tests (%g points) were not run on this host, which has none; "
                      "grade on a GPU host" % (len(skipped_gpu), sum(i.max_score for i in skipped_gpu)))
+
+
+# Tests judged per round when the grade stops at the first loss.
+FIRST_LOSS_CHUNK = 6
+
+
+def record_and_judge(g):
+    """Record every test in the submission's build, then judge them all in
+    the judge's; with first_loss, a few tests at a time until one loses
+    points (the rest are marked as not judged)."""
+    g.judging = judging.Judging(g)
+    todo = [it for it in g.tests() if it.outcome == "not run"]
+    chunks = [todo[i:i + FIRST_LOSS_CHUNK] for i in range(0, len(todo), FIRST_LOSS_CHUNK)] \
+        if g.opts.first_loss else [todo]
+    for n, chunk in enumerate(chunks):
+        record(g, chunk)
+        judge(g, chunk)
+        if any(it.max_score > 0 and it.outcome == "failed" for it in chunk):
+            for rest in chunks[n + 1:]:
+                for it in rest:
+                    it.set(0, "not run", "not judged: the self-check stops at a mutant's first lost point")
+            break
+    note_gpu_skips(g)
+
+
+# The performance line of a student release (checked by export-release).
+NO_REFERENCE = ("not measured: this tree has no reference solution (a student release); the instructor's "
+                "grader measures performance")
 
 
 def time_step(g):
@@ -325,12 +358,11 @@ def time_step(g):
     if m["needs_gpu"] and not g.gpu:
         item.set(0, "needs_gpu", "needs a GPU: performance is measured on a GPU host")
         return
+    if not g.has_solutions:
+        item.set(0, "needs", NO_REFERENCE)
+        return
     if not all(it.outcome == "passed" for it in visible):
         item.set(0, "failed", "not measured: performance counts only when every visible test passes")
-        return
-    if not g.has_solutions:
-        item.set(0, "needs", "not measured: this tree has no reference solution (a student release); the "
-                             "instructor's grader measures performance")
         return
     if not g.opts.perf:
         item.set(0, "not run", "not measured (--no-perf)")
@@ -376,7 +408,7 @@ def sanitize_step(g):
         sanitize.run(g, g.manifest["sanitizer"], g.san_item, g.judged)
 
 
-STEPS = (prepare, build_step, record, judge, time_step, sanitize_step)
+STEPS = (prepare, build_step, record_and_judge, time_step, sanitize_step)
 
 
 def grade_lab(root, lab, kind, submission, opts, sandbox=None, log=print):

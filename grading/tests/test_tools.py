@@ -85,7 +85,9 @@ class SelfCheck(unittest.TestCase):
         # By default the labs CI can judge fully: those that need no GPU.
         labs = os.environ.get("HPCGRADE_SELFCHECK_LABS", ",".join(cpu_labs()))
         args = [] if labs == "all" else labs.split(",")
-        code, out = run([os.path.join(ROOT, "grading", "selfcheck")] + args + ["--jobs", "2"], ROOT, timeout=7200)
+        # --first-loss: a mutant is caught at its first lost point; CI needs no more.
+        code, out = run([os.path.join(ROOT, "grading", "selfcheck")] + args + ["--jobs", "2", "--first-loss"], ROOT,
+                        timeout=7200)
         print("\n" + "\n".join("  " + l for l in out.strip().splitlines()[-12:]))
         self.assertEqual(code, 0, out)
         self.assertIn("self-check passed", out)
