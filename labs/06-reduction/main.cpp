@@ -6,8 +6,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <functional>
-#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,6 +17,7 @@
 #include "hpclab/data.hpp"
 #include "hpclab/memory.hpp"
 #include "hpclab/not_implemented.hpp"
+#include "hpclab/report.hpp"
 #include "hpclab/timed.hpp"
 #include "hpclab/timed_cuda.hpp"
 #include "hpclab/timing.hpp"
@@ -35,26 +34,6 @@ struct Options {
     std::size_t pi_max = 100000000;
     hpclab::cli::CommonOptions common;
 };
-
-// Time `work` (GPU work on the default stream) with CUDA events.
-hpclab::Stats time_gpu(const std::function<void()>& work, const hpclab::cli::CommonOptions& c) {
-    hpclab::cuda::EventTimer timer;
-    return hpclab::repeat(
-        [&] {
-            timer.start();
-            work();
-            return timer.stop();
-        },
-        c.warmup, c.reps);
-}
-
-void print(const hpclab::Measurement& m, bool json) {
-    if (json) {
-        std::cout << hpclab::json_line(m) << std::endl;
-    } else {
-        std::printf("%s\n", hpclab::table_row(m).c_str());
-    }
-}
 
 // Returns the number of kernels that were not implemented; throws on a wrong sum.
 template <class T>
@@ -85,7 +64,6 @@ int run_type(const Options& o, const char* type_name) {
 
     auto measurement = [&](const std::string& name) {
         hpclab::Measurement m;
-        m.lab = "06-reduction";
         m.name = std::string(type_name) + "/" + name;
         m.n = n;
         m.bytes = static_cast<double>(bytes);  // a reduction reads each element once
@@ -115,19 +93,21 @@ int run_type(const Options& o, const char* type_name) {
 
     lab06::CubSum<T> cub(n);
     hpclab::Measurement cubm = measurement("cub");
-    cubm.seconds = time_gpu([&] { cub.sum(d_in.get(), n, d_out.get()); }, o.common);
+    cubm.seconds = hpclab::cuda::time_events([&] { cub.sum(d_in.get(), n, d_out.get()); }, o.common.warmup,
+                                             o.common.reps);
     cubm.extra = {{"abs_error", check("cub")}, {"vs_copy", cubm.gbps() / copy_gbps}};
     cubm.anchor = "cub";
     cubm.ratio = 1.0;
     const double cub_gbps = cubm.gbps();
 
-    if (!o.common.json) {
-        std::printf("\n%zu %ss (%.1f MiB), block %d, median of %d runs; ratio = GB/s / CUB's GB/s\n", n, type_name,
-                    bytes / 1048576.0, o.block, o.common.reps);
-        std::printf("%s\n", hpclab::table_header().c_str());
-    }
-    print(copy, o.common.json);
-    print(cubm, o.common.json);
+    hpclab::Reporter report(o.common.json);
+    char title[200];
+    std::snprintf(title, sizeof title, "\n%zu %ss (%.1f MiB), block %d, median of %d runs; ratio = GB/s / CUB's GB/s",
+                  n, type_name, bytes / 1048576.0, o.block, o.common.reps);
+    report.note(title);
+    report.header();
+    report.row(copy);
+    report.row(cubm);
 
     int not_implemented = 0;
     for (lab06::Method method : lab06::kAllMethods) {
@@ -136,7 +116,8 @@ int run_type(const Options& o, const char* type_name) {
         hpclab::Measurement m = measurement(name);
         try {
             lab06::DeviceReducer<T> reducer(method, n, o.block);
-            m.seconds = time_gpu([&] { reducer.sum(d_in.get(), n, d_out.get()); }, o.common);
+            m.seconds = hpclab::cuda::time_events([&] { reducer.sum(d_in.get(), n, d_out.get()); },
+                                                  o.common.warmup, o.common.reps);
         } catch (const hpclab::NotImplemented& e) {
             std::fprintf(stderr, "%s/%s skipped: %s\n", type_name, name.c_str(), e.what());
             ++not_implemented;
@@ -145,19 +126,22 @@ int run_type(const Options& o, const char* type_name) {
         m.anchor = "cub";
         m.ratio = m.gbps() / cub_gbps;
         m.extra = {{"abs_error", check(name)}, {"vs_copy", m.gbps() / copy_gbps}};
-        print(m, o.common.json);
+        report.row(m);
     }
-    if (!o.common.json) std::printf("all sums within %.3g of the compensated host sum %.17g\n", tol, ref);
+    char all_checked[200];
+    std::snprintf(all_checked, sizeof all_checked, "all sums within %.3g of the compensated host sum %.17g", tol, ref);
+    report.note(all_checked);
     return not_implemented;
 }
 
 // Exercise 3: the trapezoid rule's error against n, host and device.
 int run_pi(const Options& o) {
-    if (!o.common.json) {
-        std::printf("\npi by the composite trapezoid rule on sqrt(1 - x^2), n intervals\n");
-        std::printf("%12s %20s %20s %12s %12s %12s\n", "n", "device", "host", "pi - device", "err*n^1.5",
-                    "device s");
-    }
+    hpclab::Reporter report(o.common.json);
+    report.note("\npi by the composite trapezoid rule on sqrt(1 - x^2), n intervals");
+    char line[200];
+    std::snprintf(line, sizeof line, "%12s %20s %20s %12s %12s %12s", "n", "device", "host", "pi - device",
+                  "err*n^1.5", "device s");
+    report.note(line);
     for (std::size_t n = 10; n <= o.pi_max; n *= 10) {
         double dev = 0;
         hpclab::WallTimer timer;
@@ -169,19 +153,15 @@ int run_pi(const Options& o) {
             throw std::runtime_error("pi: device " + std::to_string(dev) + " and host " + std::to_string(host) +
                                      " differ by more than 1e-12 at n = " + std::to_string(n));
         }
-        if (o.common.json) {
-            hpclab::Measurement m;
-            m.lab = "06-reduction";
-            m.name = "pi/trapezoid";
-            m.n = n;
-            m.seconds.median = m.seconds.min = m.seconds.max = m.seconds.mean = seconds;
-            m.seconds.count = 1;
-            m.extra = {{"pi", dev}, {"error", err}, {"error_times_n_1_5", err * std::pow(double(n), 1.5)}};
-            std::cout << hpclab::json_line(m) << std::endl;
-        } else {
-            std::printf("%12zu %20.16f %20.16f %12.3e %12.6f %12.6f\n", n, dev, host, err,
-                        err * std::pow(double(n), 1.5), seconds);
-        }
+        hpclab::Measurement m;
+        m.name = "pi/trapezoid";
+        m.n = n;
+        m.seconds.median = m.seconds.min = m.seconds.max = m.seconds.mean = seconds;
+        m.seconds.count = 1;
+        m.extra = {{"pi", dev}, {"error", err}, {"error_times_n_1_5", err * std::pow(double(n), 1.5)}};
+        std::snprintf(line, sizeof line, "%12zu %20.16f %20.16f %12.3e %12.6f %12.6f", n, dev, host, err,
+                      err * std::pow(double(n), 1.5), seconds);
+        report.emit(m, line);
     }
     return 0;
 }
