@@ -24,6 +24,7 @@
 #include "hpclab/memory.hpp"
 #include "hpclab/mpi.hpp"
 #include "hpclab/not_implemented.hpp"
+#include "hpclab/report.hpp"
 #include "hpclab/timed.hpp"
 #include "hpclab/timing.hpp"
 
@@ -90,6 +91,13 @@ double ping_pong_seconds(std::size_t count, int reps) {
     double t = timer.seconds() / (2.0 * reps);
     HPCLAB_MPI_CHECK(MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     return t;
+}
+
+// x in %.3g form, for the human report.
+std::string g3(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", x);
+    return buf;
 }
 
 struct Timing {
@@ -186,10 +194,12 @@ int run(const Options& o) {
         if (root) { if (all.empty()) all.push_back(1.5); else all[0] = 1.5; }
     }
 
-    if (root && !o.common.json) {
-        std::printf("bucket sort of %zu random doubles in [0,1) on %d rank%s (seed %llu), median of %d runs\n", n, p,
-                    p == 1 ? "" : "s", static_cast<unsigned long long>(o.common.seed), o.common.reps);
-    }
+    // Only rank 0 reports.
+    hpclab::Reporter report(o.common.json, root);
+    char line[300];
+    std::snprintf(line, sizeof line, "bucket sort of %zu random doubles in [0,1) on %d rank%s (seed %llu), median of %d runs",
+                  n, p, p == 1 ? "" : "s", static_cast<unsigned long long>(o.common.seed), o.common.reps);
+    report.note(line);
 
     // The anchor: std::sort of the same n numbers on one rank, this run.
     std::vector<double> reference;
@@ -216,7 +226,6 @@ int run(const Options& o) {
     }
 
     hpclab::Measurement m0;
-    m0.lab = kProgram;
     m0.name = "std::sort";
     m0.n = n;
     m0.items = dn;
@@ -224,12 +233,11 @@ int run(const Options& o) {
     m0.ratio = 1.0;
     m0.anchor = "std::sort";
     m0.extra = {{"ranks", dp}};
-    if (root && o.common.json) std::cout << hpclab::json_line(m0) << std::endl;
-    if (root && !o.common.json) {
-        std::printf("std::sort on one rank: %.4f s\n\n", anchor_s);
-        std::printf("%-8s %9s %9s %9s %9s %8s | %-28s\n", "version", "total s", "compute", "comm", "comp/comm",
-                    "speedup", "lecture model: speedup, with comm, comp/comm");
-    }
+    std::snprintf(line, sizeof line, "std::sort on one rank: %.4f s\n", anchor_s);
+    report.emit(m0, line);
+    std::snprintf(line, sizeof line, "%-8s %9s %9s %9s %9s %8s | %-28s", "version", "total s", "compute", "comm",
+                  "comp/comm", "speedup", "lecture model: speedup, with comm, comp/comm");
+    report.note(line);
 
     int not_implemented = 0;
     const bool model_ok = n >= static_cast<std::size_t>(p) && n >= 2;
@@ -304,30 +312,28 @@ int run(const Options& o) {
                    {"model_speedup", model_speedup},
                    {"model_speedup_with_comm", model_with_comm},
                    {"model_comp_comm_ratio", model_ratio}};
-        if (root && o.common.json) {
-            std::cout << hpclab::json_line(m) << std::endl;
-        } else if (root) {
-            // "-" where a figure does not exist (no communication; n < p for the model).
-            auto text = [](double r, const char* format) {
-                char buf[32] = "-";
-                if (r > 0) std::snprintf(buf, sizeof buf, format, r);
-                return std::string(buf);
-            };
-            std::printf("%-8s %9.4f %9.4f %9.4f %9s %7.2fx | %7s %12s %12s\n", version.c_str(), seconds, comp, comm,
-                        text(comm > 0 ? comp / comm : 0, "%.3g").c_str(), speedup, text(model_speedup, "%.2fx").c_str(),
-                        text(model_with_comm, "%.2fx").c_str(), text(model_ratio, "%.3g").c_str());
-        }
+        // "-" where a figure does not exist (no communication; n < p for the model).
+        auto text = [](double r, const char* format) {
+            char buf[32] = "-";
+            if (r > 0) std::snprintf(buf, sizeof buf, format, r);
+            return std::string(buf);
+        };
+        std::snprintf(line, sizeof line, "%-8s %9.4f %9.4f %9.4f %9s %7.2fx | %7s %12s %12s", version.c_str(), seconds,
+                      comp, comm, text(comm > 0 ? comp / comm : 0, "%.3g").c_str(), speedup,
+                      text(model_speedup, "%.2fx").c_str(), text(model_with_comm, "%.2fx").c_str(),
+                      text(model_ratio, "%.3g").c_str());
+        report.emit(m, line);
     }
-    if (root && !o.common.json) {
-        std::printf("\nmodel constants measured in this run: t_compare = %.3g ns (std::sort time / n log2 n)",
-                    constants.t_compare * 1e9);
-        if (p > 1) {
-            std::printf(", t_startup = %.3g us, t_data = %.3g ns per double (ping-pong rank 0 <-> 1)",
-                        constants.t_startup * 1e6, constants.t_data * 1e9);
-        }
-        std::printf("\n%s\n", not_implemented ? "some versions are not implemented yet"
-                                              : "all results checked: sorted and a permutation of the input");
+    std::string constants_line =
+        "\nmodel constants measured in this run: t_compare = " + g3(constants.t_compare * 1e9) +
+        " ns (std::sort time / n log2 n)";
+    if (p > 1) {
+        constants_line += ", t_startup = " + g3(constants.t_startup * 1e6) + " us, t_data = " +
+                          g3(constants.t_data * 1e9) + " ns per double (ping-pong rank 0 <-> 1)";
     }
+    report.note(constants_line);
+    report.note(not_implemented ? "some versions are not implemented yet"
+                                : "all results checked: sorted and a permutation of the input");
     return not_implemented > 0 ? 1 : 0;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "hpclab/mpi.hpp"
+#include "phase_clock.hpp"
 
 namespace lab02 {
 
@@ -42,25 +43,6 @@ Buckets split_into_buckets(const double* x, std::size_t n, int p) {
     for (std::size_t i = 0; i < n; ++i) b.values[static_cast<std::size_t>(next[static_cast<std::size_t>(bucket[i])]++)] = x[i];
     return b;
 }
-
-namespace {
-
-// Accumulates the seconds of one phase into a SortReport field, if any.
-class PhaseClock {
-public:
-    explicit PhaseClock(double* sink) : sink_(sink) {}
-    ~PhaseClock() {
-        if (sink_) *sink_ += timer_.seconds();
-    }
-
-private:
-    double* sink_;
-    hpclab::mpi::Timer timer_;
-};
-
-double* field(SortReport* r, double SortReport::*member) { return r ? &(r->*member) : nullptr; }
-
-}  // namespace
 
 std::vector<double> sort_root_distributes(const std::vector<double>& all_on_root, MPI_Comm comm,
                                           SortReport* report) {

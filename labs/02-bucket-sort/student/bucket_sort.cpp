@@ -9,6 +9,7 @@
 
 #include "hpclab/mpi.hpp"
 #include "hpclab/not_implemented.hpp"
+#include "phase_clock.hpp"
 
 namespace lab02 {
 
@@ -32,26 +33,6 @@ Buckets split_into_buckets(const double* x, std::size_t n, int p) {
     throw hpclab::NotImplemented("split_into_buckets");
 }
 
-namespace {
-
-// Given: accumulates the seconds of one phase into a SortReport field, if any.
-//   { PhaseClock clock(field(report, &SortReport::compute_seconds)); ...work... }
-class PhaseClock {
-public:
-    explicit PhaseClock(double* sink) : sink_(sink) {}
-    ~PhaseClock() {
-        if (sink_) *sink_ += timer_.seconds();
-    }
-
-private:
-    double* sink_;
-    hpclab::mpi::Timer timer_;
-};
-
-double* field(SortReport* r, double SortReport::*member) { return r ? &(r->*member) : nullptr; }
-
-}  // namespace
-
 std::vector<double> sort_root_distributes(const std::vector<double>& all_on_root, MPI_Comm comm,
                                           SortReport* report) {
     // TODO(student): see bucket_sort.hpp. Outline:
@@ -62,11 +43,11 @@ std::vector<double> sort_root_distributes(const std::vector<double>& all_on_root
     //           MPI_Scatterv the buckets; std::sort your bucket;
     //           MPI_Gatherv the sorted buckets to rank 0 (counts and displs as
     //           for the scatter).
-    // Fill *report (when not null): my_bucket, compute and communicate seconds.
+    // Fill *report (when not null): my_bucket, compute and communicate seconds
+    // (time each phase with the given PhaseClock, phase_clock.hpp).
     (void)all_on_root;
     (void)comm;
     (void)report;
-    (void)&field;
     throw hpclab::NotImplemented("sort_root_distributes");
 }
 
