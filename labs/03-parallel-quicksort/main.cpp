@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
-#include <iostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "hpclab/data.hpp"
 #include "hpclab/memory.hpp"
 #include "hpclab/not_implemented.hpp"
+#include "hpclab/report.hpp"
 #include "hpclab/timed.hpp"
 #include "hpclab/timing.hpp"
 #include "parallel_quicksort.hpp"
@@ -92,23 +92,26 @@ int run(const Options& o) {
         thread_counts.push_back(o.threads > 0 ? o.threads : hardware_threads());
     }
 
+    hpclab::Reporter report(o.common.json);
     hpclab::Measurement base;
-    base.lab = "03-parallel-quicksort";
     base.n = n;
     base.items = static_cast<double>(n);
     base.anchor = "std::sort";
-    if (o.common.json) {
+    {
         hpclab::Measurement m = base;
         m.name = "std::sort";
         m.seconds = anchor;
         m.ratio = 1.0;
         m.extra = {{"threads", 1}, {"speedup", 1}, {"efficiency", 1}};
-        std::cout << hpclab::json_line(m) << "\n";
-    } else {
-        std::printf("sorting %zu random doubles (seed %llu), median of %d runs, %d hardware threads\n", n,
-                    static_cast<unsigned long long>(o.common.seed), o.common.reps, hardware_threads());
-        std::printf("std::sort, one thread: %.4f s\n\n", anchor.median);
-        std::printf("%-14s %7s %10s %9s %10s\n", "algorithm", "threads", "seconds", "speedup", "efficiency");
+        char line[200];
+        std::snprintf(line, sizeof line, "sorting %zu random doubles (seed %llu), median of %d runs, %d hardware threads",
+                      n, static_cast<unsigned long long>(o.common.seed), o.common.reps, hardware_threads());
+        report.note(line);
+        std::snprintf(line, sizeof line, "std::sort, one thread: %.4f s\n", anchor.median);
+        report.emit(m, line);
+        std::snprintf(line, sizeof line, "%-14s %7s %10s %9s %10s", "algorithm", "threads", "seconds", "speedup",
+                      "efficiency");
+        report.note(line);
     }
 
     int not_implemented = 0;
@@ -143,19 +146,15 @@ int run(const Options& o) {
             m.ratio = anchor.median > 0 ? s.median / anchor.median : 0;
             const double speedup = s.median > 0 ? anchor.median / s.median : 0;
             m.extra = {{"threads", t}, {"speedup", speedup}, {"efficiency", speedup / t}};
-            if (o.common.json) {
-                std::cout << hpclab::json_line(m) << "\n";
-            } else {
-                std::printf("%-14s %7d %10.4f %8.2fx %9.0f%%\n", a.name.c_str(), t, s.median, speedup,
-                            100.0 * speedup / t);
-            }
+            char line[200];
+            std::snprintf(line, sizeof line, "%-14s %7d %10.4f %8.2fx %9.0f%%", a.name.c_str(), t, s.median, speedup,
+                          100.0 * speedup / t);
+            report.emit(m, line);
         }
     }
-    if (!o.common.json) {
-        std::printf("\nspeedup = std::sort time / time; efficiency = speedup / threads\n%s\n",
-                    not_implemented ? "some algorithms are not implemented yet"
-                                    : "all results checked: sorted and a permutation of the input");
-    }
+    report.note("\nspeedup = std::sort time / time; efficiency = speedup / threads");
+    report.note(not_implemented ? "some algorithms are not implemented yet"
+                                : "all results checked: sorted and a permutation of the input");
     return not_implemented > 0 ? 1 : 0;
 }
 

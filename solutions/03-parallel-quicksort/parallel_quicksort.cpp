@@ -27,9 +27,6 @@ void require_threads(int threads, const char* who) {
 }
 }  // namespace
 
-// Given: your quicksort on doubles.
-void quicksort_doubles(double* v, std::size_t n) { quicksort(v, n, std::less<double>()); }
-
 std::size_t split_in_two(double* v, std::size_t n) {
     // The lecture's partition takes v[0] as the pivot: on sorted input that
     // leaves one half empty and nothing to run in parallel. Put the median of

@@ -21,9 +21,6 @@
 
 namespace lab03 {
 
-// Given: your quicksort on doubles.
-void quicksort_doubles(double* v, std::size_t n) { quicksort(v, n, std::less<double>()); }
-
 std::size_t split_in_two(double* v, std::size_t n) {
     // TODO(student): swap the median of v[0], v[n/2], v[n-1] into v[0], then
     // return partition_lecture(v, 0, n - 1, std::less<double>()).
