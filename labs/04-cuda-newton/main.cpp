@@ -14,6 +14,7 @@
 #include "hpclab/cuda.hpp"
 #include "hpclab/memory.hpp"
 #include "hpclab/not_implemented.hpp"
+#include "hpclab/report.hpp"
 #include "hpclab/timed.hpp"
 #include "hpclab/timed_cuda.hpp"
 #include "hpclab/timing.hpp"
@@ -56,19 +57,10 @@ void print_device(const hpclab::cuda::DeviceInfo& d, bool full) {
 
 hpclab::Measurement measurement(const std::string& name, std::size_t n) {
     hpclab::Measurement m;
-    m.lab = "04-cuda-newton";
     m.name = name;
     m.n = n;
     m.items = static_cast<double>(n);
     return m;
-}
-
-void emit(const Options& o, const hpclab::Measurement& m, const std::string& human) {
-    if (o.common.json) {
-        std::cout << hpclab::json_line(m) << "\n";
-    } else {
-        std::printf("%s\n", human.c_str());
-    }
 }
 
 // --serve: the grader times the stopping-test kernel (the benchmark's
@@ -109,7 +101,8 @@ int run(const Options& o) {
     HPCLAB_CUDA_CHECK(cudaSetDevice(o.device));  // an absent device: cudaErrorInvalidDevice
     if (!o.common.serve.empty()) return serve(o);
     const auto dev = hpclab::cuda::device_info(o.device);
-    if (!o.common.json) print_device(dev, o.device_query);
+    hpclab::Reporter report(o.common.json);
+    if (!report.json()) print_device(dev, o.device_query);
     if (o.device_query) return 0;
 
     const std::size_t n = o.n;
@@ -135,24 +128,22 @@ int run(const Options& o) {
     char line[256];
     std::snprintf(line, sizeof line, "CPU, %d threads (OpenMP): %10.3f ms  %8.3g roots/s", lab04::host_threads(),
                   cpu.seconds.median * 1e3, cpu.items_per_s());
-    if (!o.common.json)
-        std::printf("square roots of %zu random points on the unit circle, |dx| <= %g |x|, at most %d steps; "
-                    "median of %d runs\n", n, o.tol, o.max_iterations, o.common.reps);
-    emit(o, cpu, line);
+    char title[256];
+    std::snprintf(title, sizeof title, "square roots of %zu random points on the unit circle, |dx| <= %g |x|, at "
+                  "most %d steps; median of %d runs", n, o.tol, o.max_iterations, o.common.reps);
+    report.note(title);
+    report.emit(cpu, line);
 
     // ---- GPU, stopping test ----
     hpclab::cuda::DeviceBuffer<double2> dc(n), dr(n);
     hpclab::cuda::DeviceBuffer<int> du(n);
     dc.copy_from_host(c.data(), n);
-    hpclab::cuda::EventTimer timer;
     try {
         auto gpu = measurement("gpu_newton", n);
-        gpu.seconds = hpclab::repeat(
+        gpu.seconds = hpclab::cuda::time_events(
             [&] {
-                timer.start();
                 lab04::launch_sqrt_tol(dc.get(), dr.get(), du.get(), static_cast<int>(n), o.tol, o.max_iterations,
                                        o.block);
-                return timer.stop();
             },
             o.common.warmup, o.common.reps);
         std::vector<double2> r(n);
@@ -188,7 +179,7 @@ int run(const Options& o) {
                       "  mean %.2f steps, at most %d; %zu of %zu did not converge; all checked against the CPU",
                       o.block, gpu.seconds.median * 1e3, gpu.items_per_s(), speedup, kBar, mean_steps, most,
                       unconverged, n);
-        emit(o, gpu, line);
+        report.emit(gpu, line);
     } catch (const hpclab::NotImplemented& e) {
         std::fprintf(stderr, "gpu_newton skipped: %s\n", e.what());
         ++not_implemented;
@@ -218,30 +209,24 @@ int run(const Options& o) {
                        {"fraction_residual_over_1e-4", double(over4) / n}};
             std::snprintf(line, sizeof line, "k = %2d fixed steps: |r^2 - c| > 1e-14 for %6.2f%%, > 1e-4 for %6.2f%%", k,
                           100.0 * over14 / n, 100.0 * over4 / n);
-            emit(o, m, line);
+            report.emit(m, line);
         }
     }
 
     // ---- sweeps ----
     auto time_fixed = [&](int k, int block) {
-        return hpclab::repeat(
-            [&] {
-                timer.start();
-                lab04::launch_sqrt_fixed(dc.get(), dr.get(), static_cast<int>(n), k, block);
-                return timer.stop();
-            },
-            o.common.warmup, o.common.reps);
+        return hpclab::cuda::time_events(
+            [&] { lab04::launch_sqrt_fixed(dc.get(), dr.get(), static_cast<int>(n), k, block); }, o.common.warmup,
+            o.common.reps);
     };
     try {
         if (o.sweep_blocks) {
             for (int block : {32, 64, 128, 256, 512, 1024}) {
                 auto m = measurement("block_sweep", n);
-                m.seconds = hpclab::repeat(
+                m.seconds = hpclab::cuda::time_events(
                     [&] {
-                        timer.start();
                         lab04::launch_sqrt_tol(dc.get(), dr.get(), du.get(), static_cast<int>(n), o.tol,
                                                o.max_iterations, block);
-                        return timer.stop();
                     },
                     o.common.warmup, o.common.reps);
                 m.anchor = "cpu_openmp";
@@ -249,7 +234,7 @@ int run(const Options& o) {
                 m.extra = {{"block", double(block)}, {"speedup", cpu.seconds.median / m.seconds.median}};
                 std::snprintf(line, sizeof line, "block %4d: %9.3f ms  %8.3g roots/s  speedup %.1fx", block,
                               m.seconds.median * 1e3, m.items_per_s(), cpu.seconds.median / m.seconds.median);
-                emit(o, m, line);
+                report.emit(m, line);
             }
         }
         if (o.sweep_k) {
@@ -264,7 +249,7 @@ int run(const Options& o) {
                 std::snprintf(line, sizeof line, "k = %2d: GPU %9.3f ms (%.3g ns per root per step), CPU %9.3f ms, speedup %.1fx",
                               k, m.seconds.median * 1e3, m.seconds.median / n / k * 1e9, cpu_s * 1e3,
                               cpu_s / m.seconds.median);
-                emit(o, m, line);
+                report.emit(m, line);
             }
         }
     } catch (const hpclab::NotImplemented& e) {
@@ -299,7 +284,7 @@ int run(const Options& o) {
                           "degree %d, %zu random starts in [-2,2]^2: %zu converged, %d distinct roots; %d trials to "
                           "find %d of them; worst |p(z)|/sum|a_j||z|^j = %.2g",
                           o.degree, o.trials, converged, distinct, half, (o.degree + 1) / 2, worst);
-            emit(o, m, line);
+            report.emit(m, line);
         } catch (const hpclab::NotImplemented& e) {
             std::fprintf(stderr, "polynomial stage skipped: %s\n", e.what());
             ++not_implemented;
