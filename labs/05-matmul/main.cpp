@@ -15,6 +15,7 @@
 #include "hpclab/cuda.hpp"
 #include "hpclab/memory.hpp"
 #include "hpclab/not_implemented.hpp"
+#include "hpclab/report.hpp"
 #include "hpclab/timed.hpp"
 #include "hpclab/timed_cuda.hpp"
 #include "hpclab/timing.hpp"
@@ -66,7 +67,8 @@ double cgma_or_nan(Kernel k) {
 }
 
 template <class T>
-int run_shape(const Options& o, const Shape& s, const std::vector<Kernel>& kernels, bool first_table) {
+int run_shape(const Options& o, hpclab::Reporter& report, const Shape& s, const std::vector<Kernel>& kernels,
+              bool first_table) {
     const int n = static_cast<int>(s.n), m = static_cast<int>(s.m), p = static_cast<int>(s.p);
     const char* type = sizeof(T) == 4 ? "float" : "double";
     const std::size_t elem = sizeof(T);
@@ -82,23 +84,14 @@ int run_shape(const Options& o, const Shape& s, const std::vector<Kernel>& kerne
     const std::string shape = std::to_string(n) + "x" + std::to_string(m) + "x" + std::to_string(p);
 
     auto time_it = [&](const std::function<void()>& launch) {
-        hpclab::cuda::EventTimer timer;
-        return hpclab::repeat(
-            [&] {
-                timer.start();
-                launch();
-                return timer.stop();
-            },
-            o.common.warmup, o.common.reps);
+        return hpclab::cuda::time_events(launch, o.common.warmup, o.common.reps);
     };
-    auto emit = [&](hpclab::Measurement& mm, const std::string& note) {
-        if (o.common.json) {
-            std::cout << hpclab::json_line(mm) << "\n";
-        } else {
-            std::printf("%-7s %-16s %-22s %10.3f ms %10.1f GFLOP/s %7.1f%% of cuBLAS  %s\n", type, shape.c_str(),
-                        mm.name.c_str(), mm.seconds.median * 1e3, mm.gflops(),
-                        mm.ratio > 0 ? 100.0 / mm.ratio : 0.0, note.c_str());
-        }
+    auto emit = [&](const hpclab::Measurement& mm, const std::string& note) {
+        char line[320];
+        std::snprintf(line, sizeof line, "%-7s %-16s %-22s %10.3f ms %10.1f GFLOP/s %7.1f%% of cuBLAS  %s", type,
+                      shape.c_str(), mm.name.c_str(), mm.seconds.median * 1e3, mm.gflops(),
+                      mm.ratio > 0 ? 100.0 / mm.ratio : 0.0, note.c_str());
+        report.emit(mm, line);
     };
     (void)first_table;
 
@@ -115,7 +108,6 @@ int run_shape(const Options& o, const Shape& s, const std::vector<Kernel>& kerne
         if (!check.ok()) throw std::runtime_error(std::string("cuBLAS gave a wrong row ") + std::to_string(r) + ": " + check.describe());
     }
     hpclab::Measurement anchor;
-    anchor.lab = "05-matmul";
     anchor.name = "cublas";
     anchor.n = s.n;
     anchor.flops = flops;
@@ -140,7 +132,6 @@ int run_shape(const Options& o, const Shape& s, const std::vector<Kernel>& kerne
     for (Kernel k : kernels) {
         if (k == Kernel::OneThreadPerBlock && std::max({s.n, s.m, s.p}) > o.slow_limit) continue;
         hpclab::Measurement mm;
-        mm.lab = "05-matmul";
         mm.name = lab05::kernel_name(k);
         mm.n = s.n;
         mm.flops = flops;
@@ -186,7 +177,7 @@ int run_shape(const Options& o, const Shape& s, const std::vector<Kernel>& kerne
 
 // Stage 1: the two loop orders on one core, checked against the double reference.
 template <class T>
-int run_cpu(const Options& o, const Shape& s) {
+int run_cpu(const Options& o, hpclab::Reporter& report, const Shape& s) {
     const int n = static_cast<int>(s.n), m = static_cast<int>(s.m), p = static_cast<int>(s.p);
     const char* type = sizeof(T) == 4 ? "float" : "double";
     hpclab::require_host_memory(lab05::device_bytes(s.n, s.m, s.p, sizeof(T)) + s.n * s.p * sizeof(double),
@@ -200,7 +191,6 @@ int run_cpu(const Options& o, const Shape& s) {
         {"cpu_ijk", lab05::cpu_matmul_ijk<T>}, {"cpu_ikj", lab05::cpu_matmul_ikj<T>}};
     for (const auto& [name, f] : orders) {
         hpclab::Measurement mm;
-        mm.lab = "05-matmul";
         mm.name = name;
         mm.n = s.n;
         mm.flops = 2.0 * s.n * s.m * s.p;
@@ -217,12 +207,10 @@ int run_cpu(const Options& o, const Shape& s) {
         mm.anchor = "cpu_ijk";
         mm.ratio = mm.seconds.median / t_ijk;
         mm.extra = {{"m", double(m)}, {"p", double(p)}, {"precision_bits", 8.0 * sizeof(T)}};
-        if (o.common.json) {
-            std::cout << hpclab::json_line(mm) << "\n";
-        } else {
-            std::printf("%-7s %dx%dx%d %-8s one core %10.3f ms %8.2f GFLOP/s  (%.2fx the time of i-j-k)\n", type, n, m, p,
-                        name, mm.seconds.median * 1e3, mm.gflops(), mm.ratio);
-        }
+        char line[200];
+        std::snprintf(line, sizeof line, "%-7s %dx%dx%d %-8s one core %10.3f ms %8.2f GFLOP/s  (%.2fx the time of i-j-k)",
+                      type, n, m, p, name, mm.seconds.median * 1e3, mm.gflops(), mm.ratio);
+        report.emit(mm, line);
     }
     return 0;
 }
@@ -273,26 +261,30 @@ int run(const Options& o) {
     const auto kernels = selected_kernels(o.kernels);
     if (!o.common.serve.empty()) return serve(o, kernels);
     int not_implemented = 0;
+    hpclab::Reporter report(o.common.json);
     if (o.cpu) {
         for (const auto& s : shapes) {
-            if (o.type == "float" || o.type == "both") not_implemented += run_cpu<float>(o, s);
-            if (o.type == "double" || o.type == "both") not_implemented += run_cpu<double>(o, s);
+            if (o.type == "float" || o.type == "both") not_implemented += run_cpu<float>(o, report, s);
+            if (o.type == "double" || o.type == "both") not_implemented += run_cpu<double>(o, report, s);
         }
     }
     hpclab::cuda::require_gpu();
     const auto dev = hpclab::cuda::device_info();
-    if (!o.common.json) {
-        std::printf("%s (CC %d.%d, %d SMs): peak FP32 %.0f GFLOP/s, FP64 %.0f GFLOP/s (CUDA cores, from attributes)\n",
-                    dev.name.c_str(), dev.cc_major, dev.cc_minor, dev.sm_count, dev.peak_fp32_gflops(),
-                    dev.peak_fp64_gflops());
-        std::printf("times: CUDA events, median of %d runs after %d warm-up; every result checked against cuBLAS\n",
-                    o.common.reps, o.common.warmup);
-        std::printf("bars on an H100 (float, 4096^3): tiled >= 10%% of cuBLAS, final >= 70%%\n");
-    }
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "%s (CC %d.%d, %d SMs): peak FP32 %.0f GFLOP/s, FP64 %.0f GFLOP/s (CUDA cores, from attributes)",
+                  dev.name.c_str(), dev.cc_major, dev.cc_minor, dev.sm_count, dev.peak_fp32_gflops(),
+                  dev.peak_fp64_gflops());
+    report.note(line);
+    std::snprintf(line, sizeof line,
+                  "times: CUDA events, median of %d runs after %d warm-up; every result checked against cuBLAS",
+                  o.common.reps, o.common.warmup);
+    report.note(line);
+    report.note("bars on an H100 (float, 4096^3): tiled >= 10% of cuBLAS, final >= 70%");
     bool first = true;
     for (const auto& s : shapes) {
-        if (o.type == "float" || o.type == "both") not_implemented += run_shape<float>(o, s, kernels, first);
-        if (o.type == "double" || o.type == "both") not_implemented += run_shape<double>(o, s, kernels, first);
+        if (o.type == "float" || o.type == "both") not_implemented += run_shape<float>(o, report, s, kernels, first);
+        if (o.type == "double" || o.type == "both") not_implemented += run_shape<double>(o, report, s, kernels, first);
         first = false;
     }
     return not_implemented > 0 ? 1 : 0;

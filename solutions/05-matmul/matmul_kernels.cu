@@ -1,5 +1,6 @@
 // Lab 05 kernels: from the lecture's one thread per block to a register-blocked,
-// double-buffered kernel; each launcher returns what it launched.
+// double-buffered kernel, and the launchers (Launchers in matmul.hpp), each
+// returning what it launched.
 #include <cstdint>
 #include <stdexcept>
 
@@ -9,8 +10,6 @@
 
 namespace lab05 {
 namespace {
-
-[[maybe_unused]] int blocks_for(long long count, int per_block) { return static_cast<int>((count + per_block - 1) / per_block); }
 
 // ---- Stage 2: one thread per element ---------------------------------------------
 
@@ -252,8 +251,19 @@ struct FinalConfig {
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
+template <class T, int TILE>
+Launch launch_tiled(int n, int m, int p, const T* A, const T* B, T* C) {
+    Launch l{reinterpret_cast<const void*>(&tiled_kernel<T, TILE>),
+             dim3(blocks_for(p, TILE), blocks_for(n, TILE)), dim3(TILE, TILE), 0};
+    tiled_kernel<T, TILE><<<l.grid, l.block>>>(n, m, p, A, B, C);
+    HPCLAB_CUDA_CHECK_LAUNCH();
+    return l;
+}
+
+}  // namespace
+
 template <class T>
-Launch launch_final(int n, int m, int p, const T* A, const T* B, T* C) {
+Launch Launchers<T>::final(int n, int m, int p, const T* A, const T* B, T* C) {
     constexpr int BK = FinalConfig<T>::kBK, MB = FinalConfig<T>::kMinBlocks;
     constexpr bool W = FinalConfig<T>::kWarp4x8;
     Launch l;
@@ -272,7 +282,7 @@ Launch launch_final(int n, int m, int p, const T* A, const T* B, T* C) {
 }
 
 template <class T>
-Launch launch_one_thread_per_block(int n, int m, int p, const T* A, const T* B, T* C) {
+Launch Launchers<T>::one_thread_per_block(int n, int m, int p, const T* A, const T* B, T* C) {
     Launch l{reinterpret_cast<const void*>(&one_thread_per_block_kernel<T>), dim3(n * p), dim3(1), 0};
     one_thread_per_block_kernel<T><<<l.grid, l.block>>>(n, m, p, A, B, C);
     HPCLAB_CUDA_CHECK_LAUNCH();
@@ -280,7 +290,7 @@ Launch launch_one_thread_per_block(int n, int m, int p, const T* A, const T* B, 
 }
 
 template <class T>
-Launch launch_naive_1d(int n, int m, int p, const T* A, const T* B, T* C) {
+Launch Launchers<T>::naive_1d(int n, int m, int p, const T* A, const T* B, T* C) {
     Launch l{reinterpret_cast<const void*>(&naive_1d_kernel<T>), dim3(blocks_for(1LL * n * p, 256)), dim3(256), 0};
     naive_1d_kernel<T><<<l.grid, l.block>>>(n, m, p, A, B, C);
     HPCLAB_CUDA_CHECK_LAUNCH();
@@ -288,7 +298,7 @@ Launch launch_naive_1d(int n, int m, int p, const T* A, const T* B, T* C) {
 }
 
 template <class T>
-Launch launch_naive_2d_row_x(int n, int m, int p, const T* A, const T* B, T* C) {
+Launch Launchers<T>::naive_2d_row_x(int n, int m, int p, const T* A, const T* B, T* C) {
     const dim3 block(32, 8);
     Launch l{reinterpret_cast<const void*>(&naive_2d_row_x_kernel<T>),
              dim3(blocks_for(n, block.x), blocks_for(p, block.y)), block, 0};
@@ -298,7 +308,7 @@ Launch launch_naive_2d_row_x(int n, int m, int p, const T* A, const T* B, T* C) 
 }
 
 template <class T>
-Launch launch_naive_2d(int n, int m, int p, const T* A, const T* B, T* C) {
+Launch Launchers<T>::naive_2d(int n, int m, int p, const T* A, const T* B, T* C) {
     const dim3 block(32, 8);
     Launch l{reinterpret_cast<const void*>(&naive_2d_kernel<T>),
              dim3(blocks_for(p, block.x), blocks_for(n, block.y)), block, 0};
@@ -307,32 +317,18 @@ Launch launch_naive_2d(int n, int m, int p, const T* A, const T* B, T* C) {
     return l;
 }
 
-template <class T, int TILE>
-Launch launch_tiled(int n, int m, int p, const T* A, const T* B, T* C) {
-    Launch l{reinterpret_cast<const void*>(&tiled_kernel<T, TILE>),
-             dim3(blocks_for(p, TILE), blocks_for(n, TILE)), dim3(TILE, TILE), 0};
-    tiled_kernel<T, TILE><<<l.grid, l.block>>>(n, m, p, A, B, C);
-    HPCLAB_CUDA_CHECK_LAUNCH();
-    return l;
+template <class T>
+Launch Launchers<T>::tiled16(int n, int m, int p, const T* A, const T* B, T* C) {
+    return launch_tiled<T, 16>(n, m, p, A, B, C);
 }
-
-}  // namespace
 
 template <class T>
-Launch gpu_matmul(Kernel k, int n, int m, int p, const T* A, const T* B, T* C) {
-    switch (k) {
-        case Kernel::OneThreadPerBlock: return launch_one_thread_per_block(n, m, p, A, B, C);
-        case Kernel::Naive1D: return launch_naive_1d(n, m, p, A, B, C);
-        case Kernel::Naive2DRowX: return launch_naive_2d_row_x(n, m, p, A, B, C);
-        case Kernel::Naive2D: return launch_naive_2d(n, m, p, A, B, C);
-        case Kernel::Tiled16: return launch_tiled<T, 16>(n, m, p, A, B, C);
-        case Kernel::Tiled32: return launch_tiled<T, 32>(n, m, p, A, B, C);
-        case Kernel::Final: return launch_final(n, m, p, A, B, C);
-    }
-    throw std::invalid_argument("gpu_matmul: unknown kernel");
+Launch Launchers<T>::tiled32(int n, int m, int p, const T* A, const T* B, T* C) {
+    return launch_tiled<T, 32>(n, m, p, A, B, C);
 }
 
-template Launch gpu_matmul<float>(Kernel, int, int, int, const float*, const float*, float*);
-template Launch gpu_matmul<double>(Kernel, int, int, int, const double*, const double*, double*);
+// gpu_matmul (gpu_matmul.cpp, given) calls the launchers for float and double.
+template struct Launchers<float>;
+template struct Launchers<double>;
 
 }  // namespace lab05
