@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
-#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -22,6 +21,7 @@
 #include "hpclab/data.hpp"
 #include "hpclab/memory.hpp"
 #include "hpclab/not_implemented.hpp"
+#include "hpclab/report.hpp"
 #include "hpclab/timed.hpp"
 #include "hpclab/timed_cuda.hpp"
 
@@ -38,20 +38,13 @@ struct Options {
 
 using hpclab::cuda::DeviceBuffer;
 
+// Times GPU work on the default stream with CUDA events.
 hpclab::Stats time_gpu(const std::function<void()>& work, const hpclab::cli::CommonOptions& c) {
-    hpclab::cuda::EventTimer timer;
-    return hpclab::repeat(
-        [&] {
-            timer.start();
-            work();
-            return timer.stop();
-        },
-        c.warmup, c.reps);
+    return hpclab::cuda::time_events(work, c.warmup, c.reps);
 }
 
 hpclab::Measurement measurement(const std::string& name, std::size_t n, double bytes, const std::string& anchor) {
     hpclab::Measurement m;
-    m.lab = "07-coalescing";
     m.name = name;
     m.n = n;
     m.bytes = bytes;
@@ -59,14 +52,14 @@ hpclab::Measurement measurement(const std::string& name, std::size_t n, double b
     return m;
 }
 
-void emit(hpclab::Measurement& m, double anchor_gbps, bool json) {
+void emit(hpclab::Reporter& report, hpclab::Measurement& m, double anchor_gbps) {
     m.ratio = anchor_gbps > 0 ? m.gbps() / anchor_gbps : 0;
-    if (json) std::cout << hpclab::json_line(m) << std::endl;
-    else std::printf("%s\n", hpclab::table_row(m).c_str());
+    report.row(m);
 }
 
-void header(const char* title, bool json) {
-    if (!json) std::printf("\n%s\n%s\n", title, hpclab::table_header().c_str());
+void header(hpclab::Reporter& report, const char* title) {
+    report.note(std::string("\n") + title);
+    report.header();
 }
 
 // Runs `f`; counts a NotImplemented as a skipped part instead of failing.
@@ -86,15 +79,16 @@ void fail_if(bool bad, const std::string& message) {
 }
 
 // ---- stage 1 ----------------------------------------------------------------
-void run_copy(const Options& o, int* skipped) {
+void run_copy(const Options& o, hpclab::Reporter& report, int* skipped) {
     const std::size_t n = o.n;
     const auto host = hpclab::uniform_floats(n, o.common.seed);
     DeviceBuffer<float> d_in(n), d_out(n);
     d_in.copy_from_host(host.data(), n);
     const double d2d = hpclab::cuda::measure_copy_gbps(n * sizeof(float), o.common.reps);
-    header("stage 1: copy with an offset and a stride (ratio: GB/s / cudaMemcpy device-to-device GB/s)",
-           o.common.json);
-    if (!o.common.json) std::printf("cudaMemcpy device-to-device: %.1f GB/s\n", d2d);
+    header(report, "stage 1: copy with an offset and a stride (ratio: GB/s / cudaMemcpy device-to-device GB/s)");
+    char line[100];
+    std::snprintf(line, sizeof line, "cudaMemcpy device-to-device: %.1f GB/s", d2d);
+    report.note(line);
     std::vector<float> back(n);
     for (std::size_t offset = 0; offset <= 32 && offset < n; ++offset) {
         const std::string name = "copy/offset=" + std::to_string(offset);
@@ -111,7 +105,7 @@ void run_copy(const Options& o, int* skipped) {
         int sectors = 0;
         attempt("sectors_per_warp", skipped, [&] { sectors = lab07::sectors_per_warp(offset, 1, sizeof(float)); });
         m.extra = {{"sectors_per_warp", sectors}};
-        emit(m, d2d, o.common.json);
+        emit(report, m, d2d);
     }
     for (std::size_t stride : {1, 2, 4, 8, 16, 32}) {
         const std::string name = "copy/stride=" + std::to_string(stride);
@@ -125,12 +119,12 @@ void run_copy(const Options& o, int* skipped) {
         int sectors = 0;
         attempt("sectors_per_warp", skipped, [&] { sectors = lab07::sectors_per_warp(0, stride, sizeof(float)); });
         m.extra = {{"sectors_per_warp", sectors}};
-        emit(m, d2d, o.common.json);
+        emit(report, m, d2d);
     }
 }
 
 // ---- stage 2 and 3 --------------------------------------------------------------
-void run_transpose(const Options& o, int* skipped) {
+void run_transpose(const Options& o, hpclab::Reporter& report, int* skipped) {
     const std::size_t rows = o.rows ? o.rows : o.size, cols = o.cols ? o.cols : o.size;
     const std::size_t n = rows * cols;
     // Index-encoded input: element (r, c) holds r * cols + c modulo 2^24, exact in float.
@@ -140,12 +134,12 @@ void run_transpose(const Options& o, int* skipped) {
     d_in.copy_from_host(host.data(), n);
     const double bytes = 2.0 * n * sizeof(float);
 
-    header("stage 2: transpose (ratio: GB/s / the copy kernel's GB/s)", o.common.json);
+    header(report, "stage 2: transpose (ratio: GB/s / the copy kernel's GB/s)");
     auto copy = measurement("transpose/copy", n, bytes, "copy kernel");
     copy.seconds = time_gpu([&] { lab07::copy_matrix(d_in.get(), d_out.get(), rows, cols); }, o.common);
     const double copy_gbps = copy.gbps();
     copy.extra = {{"rows", double(rows)}, {"cols", double(cols)}};
-    emit(copy, copy_gbps, o.common.json);
+    emit(report, copy, copy_gbps);
 
     std::vector<float> back(n);
     for (lab07::Transpose kind : lab07::kAllTransposes) {
@@ -164,12 +158,11 @@ void run_transpose(const Options& o, int* skipped) {
                                       std::to_string(back[c * rows + r]) + ", expected " +
                                       std::to_string(host[r * cols + c]));
         m.extra = {{"rows", double(rows)}, {"cols", double(cols)}};
-        emit(m, copy_gbps, o.common.json);
+        emit(report, m, copy_gbps);
     }
 
     if (rows != cols) return;
-    header("stage 3: loading 32 x 32 tiles through shared memory (ratio: GB/s / the copy kernel's GB/s)",
-           o.common.json);
+    header(report, "stage 3: loading 32 x 32 tiles through shared memory (ratio: GB/s / the copy kernel's GB/s)");
     for (lab07::TileMapping mapping : {lab07::TileMapping::row_wise, lab07::TileMapping::column_wise}) {
         const std::string name =
             std::string("tiles/") + (mapping == lab07::TileMapping::row_wise ? "row_wise" : "column_wise");
@@ -182,18 +175,17 @@ void run_transpose(const Options& o, int* skipped) {
         d_out.copy_to_host(back.data(), n);
         const auto cmp = hpclab::compare_arrays(back, host, hpclab::Tolerance::exact());
         fail_if(!cmp.ok(), name + ": " + cmp.describe("out"));
-        emit(m, copy_gbps, o.common.json);
+        emit(report, m, copy_gbps);
     }
 }
 
 // ---- stage 4 ------------------------------------------------------------------
-void run_powers(const Options& o, int* skipped) {
+void run_powers(const Options& o, hpclab::Reporter& report, int* skipped) {
     const std::size_t n = o.inputs, groups = (n + 31) / 32, outputs = groups * 32 * lab07::kPowers;
     const auto x = hpclab::uniform_floats(n, o.common.seed, 0.9f, 1.1f);
     DeviceBuffer<float> d_x(n), d_out(outputs);
     d_x.copy_from_host(x.data(), n);
-    header("stage 4: consecutive powers x^2..x^33 (ratio: time of thread_major / time of this layout)",
-           o.common.json);
+    header(report, "stage 4: consecutive powers x^2..x^33 (ratio: time of thread_major / time of this layout)");
     std::vector<float> back(outputs);
     for (int rounds : {1, 32}) {
         double thread_major_seconds = 0;
@@ -220,8 +212,7 @@ void run_powers(const Options& o, int* skipped) {
             if (tm) thread_major_seconds = m.seconds.median;
             m.ratio = thread_major_seconds > 0 ? thread_major_seconds / m.seconds.median : 0;
             m.extra = {{"rounds", double(rounds)}, {"speedup_over_thread_major", m.ratio}};
-            if (o.common.json) std::cout << hpclab::json_line(m) << std::endl;
-            else std::printf("%s\n", hpclab::table_row(m).c_str());
+            report.row(m);
         }
     }
 }
@@ -274,11 +265,12 @@ int run(const Options& o) {
     if (all || o.stage == "powers")
         hpclab::cuda::require_device_memory(o.inputs * 34 * sizeof(float), "the powers benchmark");
 
+    hpclab::Reporter report(o.common.json);
     int skipped = 0;
-    if (all || o.stage == "copy") run_copy(o, &skipped);
-    if (all || o.stage == "transpose") run_transpose(o, &skipped);
-    if (all || o.stage == "powers") run_powers(o, &skipped);
-    if (!o.common.json) std::printf("\nall results checked\n");
+    if (all || o.stage == "copy") run_copy(o, report, &skipped);
+    if (all || o.stage == "transpose") run_transpose(o, report, &skipped);
+    if (all || o.stage == "powers") run_powers(o, report, &skipped);
+    report.note("\nall results checked");
     return skipped > 0 ? 1 : 0;
 }
 

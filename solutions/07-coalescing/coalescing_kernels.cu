@@ -1,33 +1,15 @@
 // Lab 07, stages 1-4 on the device: copies with an offset and a stride,
-// three transposes, tile loads in two thread mappings, consecutive powers.
-#include <stdexcept>
-#include <string>
-
+// three transposes, tile loads in two thread mappings, consecutive powers,
+// and the launch of each.
 #include "coalescing.hpp"
 #include "hpclab/cuda.hpp"
-#include "hpclab/not_implemented.hpp"
+#include "launch_shapes.hpp"
 #include "tile_layout.hpp"
 
 namespace lab07 {
 namespace {
 
-// A TODO kernel cannot throw; its host launch does, through this.
-void require(bool implemented, const char* kernel) {
-    if (!implemented) throw hpclab::NotImplemented(kernel);
-}
-
-constexpr int kCopyBlock = 256;
-constexpr int kPowersWarps = 8;  // warps per block of the powers kernels
-
-unsigned grid_for(std::size_t threads, std::size_t block) {
-    const std::size_t blocks = threads / block + (threads % block != 0);
-    if (blocks > 2147483647u) throw std::invalid_argument("too many elements for a one-dimensional grid");
-    return static_cast<unsigned>(blocks);
-}
-
 // ---- stage 1: copy with an offset, copy with a stride ----------------------
-
-constexpr bool kCopyOffsetDone = true;
 
 __global__ void copy_offset_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n,
                                    std::size_t offset) {
@@ -36,8 +18,6 @@ __global__ void copy_offset_kernel(const float* __restrict__ in, float* __restri
     const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x + offset;
     if (i < n) out[i] = in[i];
 }
-
-constexpr bool kCopyStrideDone = true;
 
 __global__ void copy_stride_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t count,
                                    std::size_t stride) {
@@ -48,8 +28,6 @@ __global__ void copy_stride_kernel(const float* __restrict__ in, float* __restri
 // ---- stage 2: transposes ---------------------------------------------------
 // Block (kTile, kBlockRows); block (bx, by) handles the tile of rows
 // [by kTile, by kTile + kTile) and columns [bx kTile, bx kTile + kTile) of in.
-
-constexpr bool kNaiveDone = true;
 
 __global__ void transpose_naive_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
                                        std::size_t cols) {
@@ -62,8 +40,6 @@ __global__ void transpose_naive_kernel(const float* __restrict__ in, float* __re
         if (r < rows && c < cols) out[c * rows + r] = in[r * cols + c];
     }
 }
-
-constexpr bool kTiledDone = true;
 
 __global__ void transpose_tiled_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
                                        std::size_t cols) {
@@ -84,8 +60,6 @@ __global__ void transpose_tiled_kernel(const float* __restrict__ in, float* __re
         if (out_r < cols && out_c < rows) out[out_r * rows + out_c] = tile[tx][ty + j];
     }
 }
-
-constexpr bool kPaddedDone = true;
 
 __global__ void transpose_padded_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
                                         std::size_t cols) {
@@ -109,8 +83,6 @@ __global__ void transpose_padded_kernel(const float* __restrict__ in, float* __r
 // ---- stage 3: tile loads in two mappings (exercise 2) -----------------------
 // Both use a padded tile, so that only the global access pattern differs.
 
-constexpr bool kTileRowWiseDone = true;
-
 __global__ void tile_copy_row_wise_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
     __shared__ float tile[kTile][kTile + 1];
     const unsigned tx = threadIdx.x, ty = threadIdx.y;
@@ -128,8 +100,6 @@ __global__ void tile_copy_row_wise_kernel(const float* __restrict__ in, float* _
         if (r < n && c < n) out[r * n + c] = tile[ty + j][tx];
     }
 }
-
-constexpr bool kTileColumnWiseDone = true;
 
 __global__ void tile_copy_column_wise_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
     __shared__ float tile[kTile][kTile + 1];
@@ -150,8 +120,6 @@ __global__ void tile_copy_column_wise_kernel(const float* __restrict__ in, float
 }
 
 // ---- stage 4: consecutive powers (exercise 3) --------------------------------
-
-constexpr bool kPowersDone = true;
 
 template <PowersLayout Layout>
 __global__ void powers_kernel(const float* __restrict__ x, std::size_t n, float* __restrict__ out, int rounds) {
@@ -184,65 +152,56 @@ __global__ void powers_kernel(const float* __restrict__ x, std::size_t n, float*
 
 }  // namespace
 
-void copy_with_offset(const float* in, float* out, std::size_t n, std::size_t offset, cudaStream_t stream) {
-    require(kCopyOffsetDone, "copy_offset_kernel");
-    if (offset >= n) return;
-    copy_offset_kernel<<<grid_for(n - offset, kCopyBlock), kCopyBlock, 0, stream>>>(in, out, n, offset);
+// ---- the launches (see coalescing.hpp): each launches its kernel -------------
+
+void launch_copy_offset(const float* in, float* out, std::size_t n, std::size_t offset, dim3 grid, dim3 block,
+                        cudaStream_t stream) {
+    copy_offset_kernel<<<grid, block, 0, stream>>>(in, out, n, offset);
     HPCLAB_CUDA_CHECK_LAUNCH();
 }
 
-void copy_with_stride(const float* in, float* out, std::size_t n, std::size_t stride, cudaStream_t stream) {
-    require(kCopyStrideDone, "copy_stride_kernel");
-    if (stride == 0) throw std::invalid_argument("copy_with_stride: stride must be >= 1");
-    if (n == 0) return;
-    const std::size_t count = (n - 1) / stride + 1;
-    copy_stride_kernel<<<grid_for(count, kCopyBlock), kCopyBlock, 0, stream>>>(in, out, count, stride);
+void launch_copy_stride(const float* in, float* out, std::size_t count, std::size_t stride, dim3 grid, dim3 block,
+                        cudaStream_t stream) {
+    copy_stride_kernel<<<grid, block, 0, stream>>>(in, out, count, stride);
     HPCLAB_CUDA_CHECK_LAUNCH();
 }
 
-void transpose(Transpose kind, const float* in, float* out, std::size_t rows, std::size_t cols, cudaStream_t stream) {
-    switch (kind) {
-        case Transpose::naive: require(kNaiveDone, "transpose_naive_kernel"); break;
-        case Transpose::tiled: require(kTiledDone, "transpose_tiled_kernel"); break;
-        case Transpose::padded: require(kPaddedDone, "transpose_padded_kernel"); break;
-    }
-    if (rows == 0 || cols == 0) return;
-    const std::size_t gx = (cols + kTile - 1) / kTile, gy = (rows + kTile - 1) / kTile;
-    if (gx > 2147483647u || gy > 65535u) throw std::invalid_argument("transpose: matrix too large for the grid");
-    const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), block(kTile, kBlockRows);
-    switch (kind) {
-        case Transpose::naive: transpose_naive_kernel<<<grid, block, 0, stream>>>(in, out, rows, cols); break;
-        case Transpose::tiled: transpose_tiled_kernel<<<grid, block, 0, stream>>>(in, out, rows, cols); break;
-        case Transpose::padded: transpose_padded_kernel<<<grid, block, 0, stream>>>(in, out, rows, cols); break;
-    }
+void launch_transpose_naive(const float* in, float* out, std::size_t rows, std::size_t cols, dim3 grid, dim3 block,
+                            cudaStream_t stream) {
+    transpose_naive_kernel<<<grid, block, 0, stream>>>(in, out, rows, cols);
     HPCLAB_CUDA_CHECK_LAUNCH();
 }
 
-void tile_copy(TileMapping mapping, const float* in, float* out, std::size_t n, cudaStream_t stream) {
-    require(mapping == TileMapping::row_wise ? kTileRowWiseDone : kTileColumnWiseDone,
-            mapping == TileMapping::row_wise ? "tile_copy_row_wise_kernel" : "tile_copy_column_wise_kernel");
-    if (n == 0) return;
-    const std::size_t g = (n + kTile - 1) / kTile;
-    if (g > 65535u) throw std::invalid_argument("tile_copy: matrix too large for the grid");
-    const dim3 grid(static_cast<unsigned>(g), static_cast<unsigned>(g)), block(kTile, kBlockRows);
-    if (mapping == TileMapping::row_wise) {
-        tile_copy_row_wise_kernel<<<grid, block, 0, stream>>>(in, out, n);
-    } else {
-        tile_copy_column_wise_kernel<<<grid, block, 0, stream>>>(in, out, n);
-    }
+void launch_transpose_tiled(const float* in, float* out, std::size_t rows, std::size_t cols, dim3 grid, dim3 block,
+                            cudaStream_t stream) {
+    transpose_tiled_kernel<<<grid, block, 0, stream>>>(in, out, rows, cols);
     HPCLAB_CUDA_CHECK_LAUNCH();
 }
 
-void powers(PowersLayout layout, const float* x, std::size_t n, float* out, int rounds, cudaStream_t stream) {
-    require(kPowersDone, "powers_kernel");
-    if (rounds < 1) throw std::invalid_argument("powers: rounds must be >= 1");
-    if (n == 0) return;
-    const std::size_t groups = (n + 31) / 32;
-    const unsigned grid = grid_for(groups, kPowersWarps);
+void launch_transpose_padded(const float* in, float* out, std::size_t rows, std::size_t cols, dim3 grid, dim3 block,
+                             cudaStream_t stream) {
+    transpose_padded_kernel<<<grid, block, 0, stream>>>(in, out, rows, cols);
+    HPCLAB_CUDA_CHECK_LAUNCH();
+}
+
+void launch_tile_copy_row_wise(const float* in, float* out, std::size_t n, dim3 grid, dim3 block,
+                               cudaStream_t stream) {
+    tile_copy_row_wise_kernel<<<grid, block, 0, stream>>>(in, out, n);
+    HPCLAB_CUDA_CHECK_LAUNCH();
+}
+
+void launch_tile_copy_column_wise(const float* in, float* out, std::size_t n, dim3 grid, dim3 block,
+                                  cudaStream_t stream) {
+    tile_copy_column_wise_kernel<<<grid, block, 0, stream>>>(in, out, n);
+    HPCLAB_CUDA_CHECK_LAUNCH();
+}
+
+void launch_powers(PowersLayout layout, const float* x, std::size_t n, float* out, int rounds, dim3 grid,
+                   dim3 block, cudaStream_t stream) {
     if (layout == PowersLayout::thread_major) {
-        powers_kernel<PowersLayout::thread_major><<<grid, 32 * kPowersWarps, 0, stream>>>(x, n, out, rounds);
+        powers_kernel<PowersLayout::thread_major><<<grid, block, 0, stream>>>(x, n, out, rounds);
     } else {
-        powers_kernel<PowersLayout::power_major><<<grid, 32 * kPowersWarps, 0, stream>>>(x, n, out, rounds);
+        powers_kernel<PowersLayout::power_major><<<grid, block, 0, stream>>>(x, n, out, rounds);
     }
     HPCLAB_CUDA_CHECK_LAUNCH();
 }
