@@ -5,7 +5,7 @@
 // fma_rn (always fused), so results do not depend on the compiler's FMA contraction.
 #pragma once
 
-#include "md_types.hpp"
+#include "md_helpers.hpp"
 
 namespace lab10 {
 
@@ -16,14 +16,6 @@ MD_HD inline double two_sum(double a, double b, double& err) {
     const double s = a + b;
     const double bb = s - a;
     err = (a - (s - bb)) + (b - bb);
-    return s;
-}
-
-// s = fl(a - b) and err with a - b = s + err exactly.
-MD_HD inline double two_diff(double a, double b, double& err) {
-    const double s = a - b;
-    const double bb = s - a;
-    err = (a - (s - bb)) - (b + bb);
     return s;
 }
 
@@ -40,58 +32,6 @@ MD_HD inline double two_prod(double a, double b, double& err) {
     const double p = mul_rn(a, b);
     err = fma_rn(a, b, -p);
     return p;
-}
-
-MD_HD inline double two_sqr(double a, double& err) {
-    const double p = mul_rn(a, a);
-    err = fma_rn(a, a, -p);
-    return p;
-}
-
-// (a, b, c) <- three words whose sum is a + b + c (QD's three_sum).
-MD_HD inline void three_sum(double& a, double& b, double& c) {
-    double t1, t2, t3;
-    t1 = two_sum(a, b, t2);
-    a = two_sum(c, t1, t3);
-    b = two_sum(t2, t3, c);
-}
-
-// Same, when only two words of the result are kept (the third is folded into b).
-MD_HD inline void three_sum2(double& a, double& b, double& c) {
-    double t1, t2, t3;
-    t1 = two_sum(a, b, t2);
-    a = two_sum(c, t1, t3);
-    b = t2 + t3;
-}
-
-// Renormalize c0 + c1 + c2 + c3 (roughly decreasing, overlapping) into four
-// non-overlapping words: a sweep of quick_two_sum from the bottom, then one from the top
-// that skips zeros so that no word is lost.
-MD_HD inline void renorm(double& c0, double& c1, double& c2, double& c3) {
-    if (c0 - c0 != 0.0) return;  // Inf or NaN: nothing to renormalize
-    double s0, s1, s2 = 0.0, s3 = 0.0;
-    s0 = quick_two_sum(c2, c3, c3);
-    s0 = quick_two_sum(c1, s0, c2);
-    c0 = quick_two_sum(c0, s0, c1);
-    s0 = c0;
-    s1 = c1;
-    if (s1 != 0.0) {
-        s1 = quick_two_sum(s1, c2, s2);
-        if (s2 != 0.0)
-            s2 = quick_two_sum(s2, c3, s3);
-        else
-            s1 = quick_two_sum(s1, c3, s2);
-    } else {
-        s0 = quick_two_sum(s0, c2, s1);
-        if (s1 != 0.0)
-            s1 = quick_two_sum(s1, c3, s2);
-        else
-            s0 = quick_two_sum(s0, c3, s1);
-    }
-    c0 = s0;
-    c1 = s1;
-    c2 = s2;
-    c3 = s3;
 }
 
 // Five words in, four out: c4 is folded in, not dropped.
@@ -151,28 +91,10 @@ MD_HD inline DoubleDouble dd_add(DoubleDouble a, DoubleDouble b) {
     return make_dd(s, e);
 }
 
-MD_HD inline DoubleDouble dd_sub(DoubleDouble a, DoubleDouble b) {
-    double e;
-    double s = two_diff(a.v.x, b.v.x, e);
-    e += a.v.y;
-    e -= b.v.y;
-    s = quick_two_sum(s, e, e);
-    return make_dd(s, e);
-}
-
 MD_HD inline DoubleDouble dd_mul(DoubleDouble a, DoubleDouble b) {
     double p2;
     double p1 = two_prod(a.v.x, b.v.x, p2);
     p2 += (mul_rn(a.v.x, b.v.y) + mul_rn(a.v.y, b.v.x));  // a.lo*b.lo is below the last bit
-    p1 = quick_two_sum(p1, p2, p2);
-    return make_dd(p1, p2);
-}
-
-// double-double times a double (used by the division).
-MD_HD inline DoubleDouble dd_mul_d(DoubleDouble a, double b) {
-    double p2;
-    double p1 = two_prod(a.v.x, b, p2);
-    p2 += mul_rn(a.v.y, b);
     p1 = quick_two_sum(p1, p2, p2);
     return make_dd(p1, p2);
 }
@@ -209,8 +131,6 @@ MD_HD inline DoubleDouble dd_sqrt(DoubleDouble a) {
 
 // ---- stage 2b: quad-double --------------------------------------------------------------------
 
-MD_HD inline QuadDouble qd_neg(QuadDouble a) { return make_qd(-a.v.x, -a.v.y, -a.v.z, -a.v.w); }
-
 // QD's sloppy_add: pairwise two_sum of the words, merge the error terms, renormalize 5 -> 4.
 MD_HD inline QuadDouble qd_add(QuadDouble a, QuadDouble b) {
     double t0, t1, t2, t3;
@@ -225,8 +145,6 @@ MD_HD inline QuadDouble qd_add(QuadDouble a, QuadDouble b) {
     renorm(s0, s1, s2, s3, t0);
     return make_qd(s0, s1, s2, s3);
 }
-
-MD_HD inline QuadDouble qd_sub(QuadDouble a, QuadDouble b) { return qd_add(a, qd_neg(b)); }
 
 // QD's sloppy_mul: the products a_i*b_j with i+j <= 2 exactly (two_prod), the i+j == 3 ones
 // in plain double; everything smaller is below the last word.
@@ -252,23 +170,6 @@ MD_HD inline QuadDouble qd_mul(QuadDouble a, QuadDouble b) {
           q0 + q3 + q4 + q5;
     renorm(p0, p1, s0, s1, s2);
     return make_qd(p0, p1, s0, s1);
-}
-
-// quad-double times a double (QD's operator*(qd_real, double)).
-MD_HD inline QuadDouble qd_mul_d(QuadDouble a, double b) {
-    double q0, q1, q2;
-    const double p0 = two_prod(a.v.x, b, q0);
-    const double p1 = two_prod(a.v.y, b, q1);
-    double p2 = two_prod(a.v.z, b, q2);
-    double p3 = mul_rn(a.v.w, b);
-    double s0 = p0, s2;
-    double s1 = two_sum(q0, p1, s2);
-    three_sum(s2, q1, p2);
-    three_sum2(q1, q2, p3);
-    double s3 = q1;
-    double s4 = q2 + p2;
-    renorm(s0, s1, s2, s3, s4);
-    return make_qd(s0, s1, s2, s3);
 }
 
 // Long division: four double quotients, each from the remainder of the previous ones.
@@ -310,12 +211,6 @@ MD_HD inline int compare(QuadDouble a, QuadDouble b) {
 
 // ---- stage 5a: complex quad-double (exercise 2) ---------------------------------------------
 
-MD_HD inline ComplexQd cqd_add(ComplexQd a, ComplexQd b) {
-    return make_cqd(qd_add(a.re, b.re), qd_add(a.im, b.im));
-}
-MD_HD inline ComplexQd cqd_sub(ComplexQd a, ComplexQd b) {
-    return make_cqd(qd_sub(a.re, b.re), qd_sub(a.im, b.im));
-}
 // (a + bi)(c + di) = (ac - bd) + (ad + bc) i
 MD_HD inline ComplexQd cqd_mul(ComplexQd a, ComplexQd b) {
     return make_cqd(qd_sub(qd_mul(a.re, b.re), qd_mul(a.im, b.im)),
@@ -332,58 +227,6 @@ MD_HD inline ComplexQd cqd_div(ComplexQd a, ComplexQd b) {
 MD_HD inline ComplexQd complex_newton_step(ComplexQd z, ComplexQd c) {
     const ComplexQd two_z = make_cqd(qd_add(z.re, z.re), qd_add(z.im, z.im));
     return cqd_sub(z, cqd_div(cqd_sub(cqd_mul(z, z), c), two_z));
-}
-
-// ---- given: operators and conversions on top of the functions above ---------------------------
-
-MD_HD inline DoubleDouble operator+(DoubleDouble a, DoubleDouble b) { return dd_add(a, b); }
-MD_HD inline DoubleDouble operator-(DoubleDouble a, DoubleDouble b) { return dd_sub(a, b); }
-MD_HD inline DoubleDouble operator*(DoubleDouble a, DoubleDouble b) { return dd_mul(a, b); }
-MD_HD inline DoubleDouble operator/(DoubleDouble a, DoubleDouble b) { return dd_div(a, b); }
-MD_HD inline DoubleDouble sqrt(DoubleDouble a) { return dd_sqrt(a); }
-MD_HD inline QuadDouble operator-(QuadDouble a) { return qd_neg(a); }
-MD_HD inline QuadDouble operator+(QuadDouble a, QuadDouble b) { return qd_add(a, b); }
-MD_HD inline QuadDouble operator-(QuadDouble a, QuadDouble b) { return qd_sub(a, b); }
-MD_HD inline QuadDouble operator*(QuadDouble a, QuadDouble b) { return qd_mul(a, b); }
-MD_HD inline QuadDouble operator/(QuadDouble a, QuadDouble b) { return qd_div(a, b); }
-MD_HD inline QuadDouble operator*(double a, QuadDouble b) { return qd_mul_d(b, a); }
-MD_HD inline QuadDouble operator*(QuadDouble a, double b) { return qd_mul_d(a, b); }
-MD_HD inline QuadDouble sqrt(QuadDouble a) { return qd_sqrt(a); }
-MD_HD inline bool operator<(QuadDouble a, QuadDouble b) { return compare(a, b) < 0; }
-MD_HD inline bool operator>(QuadDouble a, QuadDouble b) { return compare(a, b) > 0; }
-MD_HD inline bool operator<=(QuadDouble a, QuadDouble b) { return compare(a, b) <= 0; }
-MD_HD inline bool operator>=(QuadDouble a, QuadDouble b) { return compare(a, b) >= 0; }
-MD_HD inline bool operator==(QuadDouble a, QuadDouble b) { return compare(a, b) == 0; }
-MD_HD inline bool operator!=(QuadDouble a, QuadDouble b) { return compare(a, b) != 0; }
-
-// ---- given: one operation by name, and a chain of them (the tests and the benchmarks) --------
-
-MD_HD inline DoubleDouble apply_host(Op op, DoubleDouble a, DoubleDouble b) {
-    switch (op) {
-        case Op::add: return dd_add(a, b);
-        case Op::sub: return dd_sub(a, b);
-        case Op::mul: return dd_mul(a, b);
-        case Op::div: return dd_div(a, b);
-        case Op::sqrt: return dd_sqrt(a);
-    }
-    return a;
-}
-MD_HD inline QuadDouble apply_host(Op op, QuadDouble a, QuadDouble b) {
-    switch (op) {
-        case Op::add: return qd_add(a, b);
-        case Op::sub: return qd_sub(a, b);
-        case Op::mul: return qd_mul(a, b);
-        case Op::div: return qd_div(a, b);
-        case Op::sqrt: return qd_sqrt(a);
-    }
-    return a;
-}
-
-// `chain` dependent operations acc = acc op b: enough work per element to be compute-bound.
-template <class T>
-MD_HD T run_chain(Op op, T acc, T b, int chain) {
-    for (int k = 0; k < chain; ++k) acc = apply_host(op, acc, b);
-    return acc;
 }
 
 }  // namespace lab10

@@ -1,86 +1,13 @@
 // Lab 10, stages 3 to 5: quad-double kernels: Newton square roots in two memory layouts, the
-// less-divergent sum, pi by the trapezoid rule, complex Newton steps; and the given kernels
-// (element-wise operations, the lecture's Newton) that the tests and the driver use.
+// less-divergent sum, pi by the trapezoid rule, complex Newton steps.
 #include <algorithm>
 #include <cmath>
 
 #include "hpclab/cuda.hpp"
-#include "multi_double.hpp"  // quotes: this directory's copy, the variant being built
+#include "md_operators.hpp"
 #include "quad_double.hpp"
 
 namespace lab10 {
-namespace {
-
-constexpr int kApplyBlock = 256;
-
-// Enough blocks to fill the GPU with a grid-stride loop, never zero.
-unsigned grid_for(std::size_t n, int block) {
-    const std::size_t blocks = (n + block - 1) / block;
-    return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(blocks, 65535)));
-}
-
-// ---- given: element-wise operations --------------------------------------------------------
-
-template <class T>
-__global__ void apply_kernel(Op op, const T* a, const T* b, T* c, std::size_t n) {
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-         i += std::size_t(gridDim.x) * blockDim.x)
-        c[i] = apply_host(op, a[i], b[i]);
-}
-
-template <class T>
-__global__ void chain_kernel(Op op, const T* a, const T* b, T* c, std::size_t n, int chain) {
-    const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (i < n) c[i] = run_chain(op, a[i], b[i], chain);
-}
-
-template <class T>
-void launch_apply_t(Op op, const T* a, const T* b, T* c, std::size_t n) {
-    if (n == 0) return;
-    apply_kernel<<<grid_for(n, kApplyBlock), kApplyBlock>>>(op, a, b, c, n);
-    HPCLAB_CUDA_CHECK_LAUNCH();
-}
-
-// ---- given: the lecture's kernel, 10 steps from y = x ---------------------------------------
-
-__global__ void sqrt_lecture_kernel(const QuadDouble* x, QuadDouble* y, std::size_t n) {
-    const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-    if (i >= n) return;  // the lecture had no bound: n was a multiple of 32
-    const QuadDouble c = x[i];
-    QuadDouble r = c;
-    for (int j = 0; j < 10; ++j) r = r - (r * r - c) / (2.0 * r);
-    y[i] = r;
-}
-
-template <class T>
-void launch_chain_t(Op op, const T* a, const T* b, T* c, std::size_t n, int chain) {
-    if (n == 0) return;
-    chain_kernel<<<static_cast<unsigned>((n + kApplyBlock - 1) / kApplyBlock), kApplyBlock>>>(op, a, b, c, n, chain);
-    HPCLAB_CUDA_CHECK_LAUNCH();
-}
-
-}  // namespace
-
-void launch_chain(Op op, const DoubleDouble* a, const DoubleDouble* b, DoubleDouble* c, std::size_t n, int chain) {
-    launch_chain_t(op, a, b, c, n, chain);
-}
-void launch_chain(Op op, const QuadDouble* a, const QuadDouble* b, QuadDouble* c, std::size_t n, int chain) {
-    launch_chain_t(op, a, b, c, n, chain);
-}
-
-void launch_apply(Op op, const DoubleDouble* a, const DoubleDouble* b, DoubleDouble* c, std::size_t n) {
-    launch_apply_t(op, a, b, c, n);
-}
-void launch_apply(Op op, const QuadDouble* a, const QuadDouble* b, QuadDouble* c, std::size_t n) {
-    launch_apply_t(op, a, b, c, n);
-}
-
-void launch_sqrt_lecture(const QuadDouble* x, QuadDouble* y, std::size_t n) {
-    if (n == 0) return;
-    sqrt_lecture_kernel<<<static_cast<unsigned>((n + 31) / 32), 32>>>(x, y, n);
-    HPCLAB_CUDA_CHECK_LAUNCH();
-}
-
 namespace {
 
 // ---- stage 3: Newton from the double square root, to convergence ----------------------------

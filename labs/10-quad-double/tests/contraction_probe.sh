@@ -2,7 +2,7 @@
 # Lab 10: build and run the contraction test by hand: contraction_variant.cu compiled twice
 # (FMA contraction allowed / forbidden, on device and host) and linked into test_contraction.
 # Usage: labs/10-quad-double/tests/contraction_probe.sh IMPL_DIR MESON_BUILD_DIR [ARCH]
-#   IMPL_DIR: solutions/10-quad-double or labs/10-quad-double (whose multi_double.hpp to test)
+#   IMPL_DIR: solutions/10-quad-double or labs/10-quad-double/student (whose multi_double.hpp to test)
 #   MESON_BUILD_DIR: a configured and built tree (for libhpclab and libhpclab_cuda)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)

@@ -19,7 +19,7 @@
 
 #include "hpclab/data.hpp"
 #include "hpclab/judged.hpp"
-#include "multi_double.hpp"
+#include "md_operators.hpp"
 #include "qd_reference.hpp"
 #include "quad_double.hpp"
 
