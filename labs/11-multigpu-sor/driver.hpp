@@ -13,6 +13,7 @@
 
 #include "hpclab/bench.hpp"
 #include "hpclab/cli.hpp"
+#include "hpclab/report.hpp"
 #include "sor.hpp"
 #include "sor_gpu.hpp"
 
@@ -31,11 +32,13 @@ struct Options {
     hpclab::cli::CommonOptions common;
 };
 
+// The lab's name, as the build gives it (HPCLAB_LAB).
 extern const char* const kLab;
 
 bool is_root();
-// One JSON line or one human line, from rank 0 only.
-void emit(const Options& o, const hpclab::Measurement& m, const std::string& human);
+// Where a mode's measurements go: JSON lines (--json) or its human lines,
+// from rank 0 only.
+hpclab::Reporter reporter(const Options& o);
 // Host bytes of a part of rows x n (u and, for Poisson, rhs), with a copy.
 void require_strip_memory(int n, int rows, int arrays, const std::string& what);
 // --n as an int grid size, 1 .. 10^6.

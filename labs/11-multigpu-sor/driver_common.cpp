@@ -3,7 +3,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -16,16 +15,11 @@ namespace lab11_driver {
 
 using namespace lab11;
 
-const char* const kLab = "11-multigpu-sor";
+const char* const kLab = HPCLAB_LAB;
 
 bool is_root() { return hpclab::mpi::is_root(); }
 
-void emit(const Options& o, const hpclab::Measurement& m, const std::string& human) {
-    if (!is_root()) return;
-    if (o.common.json) std::cout << hpclab::json_line(m) << "\n";
-    else std::cout << human << "\n";
-    std::cout.flush();
-}
+hpclab::Reporter reporter(const Options& o) { return hpclab::Reporter(o.common.json, is_root()); }
 
 void require_strip_memory(int n, int rows, int arrays, const std::string& what) {
     hpclab::require_host_memory(
@@ -54,7 +48,6 @@ std::vector<Layout> layouts_of(const Options& o) {
 
 hpclab::Measurement per_sweep(const std::string& name, int n, double seconds_per_sweep, int reps) {
     hpclab::Measurement m;
-    m.lab = kLab;
     m.name = name;
     m.n = static_cast<std::size_t>(n);
     m.seconds.median = m.seconds.min = m.seconds.max = m.seconds.mean = seconds_per_sweep;

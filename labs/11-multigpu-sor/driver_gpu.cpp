@@ -62,9 +62,12 @@ int run_gpu(const Options& o) {
     const double copy = hpclab::cuda::measure_copy_gbps(bytes);
     const Strip problem = make_problem(ProblemKind::LaplaceHarmonic, n);
     const double w = omega_opt(n);
-    if (!o.common.json)
-        std::printf("%d^2 doubles, %d sweeps per run, median of %d; device copy %.0f GB/s (read + write)\n", n, sweeps,
-                    o.common.reps, copy);
+    hpclab::Reporter report = reporter(o);
+    char header[160];
+    std::snprintf(header, sizeof header,
+                  "%d^2 doubles, %d sweeps per run, median of %d; device copy %.0f GB/s (read + write)", n, sweeps,
+                  o.common.reps, copy);
+    report.note(header);
     Strip first_result;
     for (Layout l : layouts_of(o))
         for (Loads how : loads) {
@@ -72,16 +75,16 @@ int run_gpu(const Options& o) {
             try {
                 set_loads(d, how);
             } catch (const std::invalid_argument& e) {
-                if (!o.common.json) std::printf("  %-10s %-7s skipped: %s\n", layout_name(l), loads_name(how), e.what());
+                char skipped[400];
+                std::snprintf(skipped, sizeof skipped, "  %-10s %-7s skipped: %s", layout_name(l), loads_name(how),
+                              e.what());
+                report.note(skipped);
                 continue;
             }
             const double r0 = gpu_residual_norm(d);
-            hpclab::cuda::EventTimer timer;
-            const auto stats = hpclab::repeat(
+            const auto stats = hpclab::cuda::time_events(
                 [&] {
-                    timer.start();
                     for (int k = 0; k < sweeps; ++k) gpu_red_black_sweep(d, w);
-                    return timer.stop();
                 },
                 o.common.warmup, o.common.reps);
             // SOR's residual need not fall monotonically, so the check here is
@@ -101,7 +104,6 @@ int run_gpu(const Options& o) {
                     throw std::runtime_error("the variants disagree after the timed sweeps: " + rep.describe("u"));
             }
             hpclab::Measurement m;
-            m.lab = kLab;
             // Plain loads keep the short name: the benchmark scores "rb-separated".
             m.name = std::string("rb-") + layout_name(l) + (how == Loads::Plain ? "" : std::string("-") + loads_name(how));
             m.n = static_cast<std::size_t>(n);
@@ -115,7 +117,7 @@ int run_gpu(const Options& o) {
             std::snprintf(line, sizeof line, "  %-10s %-7s %.3f ms per sweep, %.2f Gupdates/s, %.0f GB/s = %.2fx copy",
                           layout_name(l), loads_name(how), stats.median / sweeps * 1e3, m.items_per_s() / 1e9, m.gbps(),
                           m.ratio);
-            emit(o, m, line);
+            report.emit(m, line);
         }
     return 0;
 }

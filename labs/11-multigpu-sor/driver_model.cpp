@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -59,7 +58,6 @@ int run_pingpong(const Options& o) {
     const double measured = hpclab::mpi::max_over_ranks((MPI_Wtime() - t0) / reps);
     const double predicted = 2 * fit.predict(8.0 * (sc.n() + 2));
     hpclab::Measurement m;
-    m.lab = kLab;
     m.name = "halo-exchange";
     m.n = static_cast<std::size_t>(sc.n());
     m.seconds.median = m.seconds.min = m.seconds.max = m.seconds.mean = measured;
@@ -70,7 +68,8 @@ int run_pingpong(const Options& o) {
     char line[200];
     std::snprintf(line, sizeof line, "halo exchange of %d-double rows: measured %.2f us, model %.2f us (error %+.0f%%)",
                   sc.n() + 2, measured * 1e6, predicted * 1e6, 100 * (predicted - measured) / measured);
-    emit(o, m, line);
+    hpclab::Reporter report = reporter(o);
+    report.emit(m, line);
     // Host <- device copies fitted to T(n) = a n^b (thesis eq. 6.2).
     std::string reason;
     if (is_root() && hpclab::cuda::gpu_available(&reason)) {
@@ -78,27 +77,24 @@ int run_pingpong(const Options& o) {
         PinnedBuffer<char> host(std::size_t(1) << 28);
         hpclab::cuda::DeviceBuffer<char> dev(std::size_t(1) << 28);
         for (std::size_t bytes = 1 << 16; bytes <= (std::size_t(1) << 28); bytes *= 4) {
-            hpclab::cuda::EventTimer timer;
-            const auto st = hpclab::repeat([&] {
-                timer.start();
+            const auto st = hpclab::cuda::time_events([&] {
                 HPCLAB_CUDA_CHECK(cudaMemcpy(host.get(), dev.get(), bytes, cudaMemcpyDeviceToHost));
-                return timer.stop();
             }, 1, 5);
             nb.push_back(double(bytes));
             tb.push_back(st.median);
         }
         const PowerFit pf = fit_power_law(nb, tb);
         const LinearFit lf = fit_latency_bandwidth(nb, tb);
-        if (o.common.json) {
-            hpclab::Measurement c;
-            c.lab = kLab;
-            c.name = "device-to-host-fit";
-            c.extra = {{"a", pf.a}, {"b", pf.b}, {"startup_us", lf.startup_s * 1e6}, {"gb_per_s_fit", 1e-9 / lf.per_byte_s}};
-            std::cout << hpclab::json_line(c) << "\n";
-        } else {
-            std::printf("device -> pinned host copies: T(n) = %.3g n^%.3f s (thesis: b = 0.99); linear: %.2f us + n / %.1f GB/s\n",
-                        pf.a, pf.b, lf.startup_s * 1e6, 1e-9 / lf.per_byte_s);
-        }
+        hpclab::Measurement c;
+        c.name = "device-to-host-fit";
+        c.extra = {{"a", pf.a}, {"b", pf.b}, {"startup_us", lf.startup_s * 1e6},
+                   {"gb_per_s_fit", 1e-9 / lf.per_byte_s}};
+        char fit_line[200];
+        std::snprintf(fit_line, sizeof fit_line,
+                      "device -> pinned host copies: T(n) = %.3g n^%.3f s (thesis: b = 0.99); linear: %.2f us + n / "
+                      "%.1f GB/s",
+                      pf.a, pf.b, lf.startup_s * 1e6, 1e-9 / lf.per_byte_s);
+        report.emit(c, fit_line);
     }
     return 0;
 }

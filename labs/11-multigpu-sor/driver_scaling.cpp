@@ -27,12 +27,9 @@ int run_scaling(const Options& o) {
     if (is_root()) {
         require_strip_memory(n, n, 1, "the one-GPU grid");
         DeviceStrip d = upload(make_problem(ProblemKind::LaplaceHarmonic, n), l);
-        hpclab::cuda::EventTimer timer;
-        t1 = hpclab::repeat(
+        t1 = hpclab::cuda::time_events(
                  [&] {
-                     timer.start();
                      for (int k = 0; k < sweeps; ++k) gpu_red_black_sweep(d, 1.5);
-                     return timer.stop();
                  },
                  o.common.warmup, o.common.reps)
                  .median /
@@ -40,6 +37,7 @@ int run_scaling(const Options& o) {
     }
     HPCLAB_MPI_CHECK(MPI_Bcast(&t1, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
 
+    hpclab::Reporter out = reporter(o);
     auto report = [&](const std::string& name, int size, const SweepTimes& t, double efficiency) {
         hpclab::Measurement m = per_sweep(name, size, t.seconds, o.common.reps);
         m.anchor = "one GPU";
@@ -56,7 +54,7 @@ int run_scaling(const Options& o) {
             name.c_str(), size, n, t1 * 1e3, p, t.seconds * 1e3, efficiency, overhead * 1e6);
         if (staged)
             std::snprintf(line + used, sizeof line - used, ", exchange %.0f%%", 100 * t.exchange_seconds / t.seconds);
-        emit(o, m, line);
+        out.emit(m, line);
     };
     auto time_strips = [&](const StripComm& sc, const Strip& strip, Exchange e) {
         DeviceStrip d = upload(strip, l);

@@ -22,7 +22,6 @@
 
 namespace lab11_driver {
 
-using hpclab::mpi::root_out;
 using namespace lab11;
 
 namespace {
@@ -52,6 +51,7 @@ struct Context {
     std::optional<double> anchor;   // seconds per sweep of the plain strips
     std::optional<ExchangeModel> model;
     double exchange_alone = 0;  // seconds of one staged exchange with (almost) no compute between
+    hpclab::Reporter report;
 };
 
 // One staged exchange on its own: every rank holds a strip of just 2 rows at
@@ -108,7 +108,7 @@ void check_and_time(Context& c, const Variant& v, bool is_anchor, bool report_ex
                       alone * 1e6, predicted * 1e6, 100 * (predicted - alone) / alone, in_run * 1e6,
                       (in_run - alone) * 1e6);
     }
-    emit(c.o, m, line);
+    c.report.emit(m, line);
 }
 
 // Wide-halo variants for every bs the strips are thick enough for.
@@ -214,11 +214,11 @@ int run_gpus(Context& c) {
         char line[240];
         std::snprintf(line, sizeof line,
                       "model: message %.2f us + %.1f GB/s; device->host %.2f us + %.1f GB/s; host->device %.2f us + "
-                      "%.1f GB/s\n",
+                      "%.1f GB/s",
                       c.model->message.startup_s * 1e6, 1e-9 / c.model->message.per_byte_s,
                       c.model->to_host.startup_s * 1e6, 1e-9 / c.model->to_host.per_byte_s,
                       c.model->to_device.startup_s * 1e6, 1e-9 / c.model->to_device.per_byte_s);
-        if (!c.o.common.json) root_out() << line;
+        c.report.note(line);
     }
     const int neighbours = p == 1 ? 0 : p == 2 ? 1 : 2;  // of the busiest rank
     for (Layout l : layouts_of(c.o)) {
@@ -288,16 +288,16 @@ int run_gpus(Context& c) {
 int run_strips(const Options& o) {
     const bool gpu = o.device == "gpu";
     if (gpu) select_local_gpu(MPI_COMM_WORLD);
-    Context c{o, o.n ? to_grid_size(o.n) : (gpu ? 4096 : 512), sweeps_of(o), 0.0, {}, {}, {}};
+    Context c{o, o.n ? to_grid_size(o.n) : (gpu ? 4096 : 512), sweeps_of(o), 0.0, {}, {}, {}, 0.0, reporter(o)};
     c.omega = omega_opt(c.n);
     const int p = hpclab::mpi::size();
     strip_rows(c.n, p, 0);  // a grid too small for the ranks: refused before any output
     require_strip_memory(c.n, c.n / p + 1, 6, "this rank's strip, block and copies");
     if (c.n <= kCheckLimit && is_root()) c.start = make_problem(ProblemKind::PoissonSine, c.n);
-    if (!o.common.json)
-        root_out() << c.n << "^2 Poisson, " << p << " rank(s) on " << (gpu ? "GPUs" : "CPU cores") << ", " << c.sweeps
-                   << " sweeps per run, median of " << o.common.reps
-                   << (c.n <= kCheckLimit ? "; every variant checked bitwise against serial first" : "") << "\n";
+    c.report.note(std::to_string(c.n) + "^2 Poisson, " + std::to_string(p) + " rank(s) on " +
+                  (gpu ? "GPUs" : "CPU cores") + ", " + std::to_string(c.sweeps) + " sweeps per run, median of " +
+                  std::to_string(o.common.reps) +
+                  (c.n <= kCheckLimit ? "; every variant checked bitwise against serial first" : ""));
     return gpu ? run_gpus(c) : run_cpu(c);
 }
 

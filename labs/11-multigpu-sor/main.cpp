@@ -97,11 +97,11 @@ int run_demo(const Options& o) {
             const bool same = back.u == ref.u;
             ok = ok && same;
             d = upload(make_problem(ProblemKind::LaplaceHarmonic, m), l);
-            hpclab::cuda::EventTimer timer;
             gpu_red_black_sweep(d, 1.5);
-            timer.start();
-            for (int k = 0; k < 20; ++k) gpu_red_black_sweep(d, 1.5);
-            const double s = timer.stop() / 20;
+            const double s =
+                hpclab::cuda::time_events([&] { for (int k = 0; k < 20; ++k) gpu_red_black_sweep(d, 1.5); }, 0, 1)
+                    .median /
+                20;
             const double gbps = 24.0 * m * m / s / 1e9;
             std::printf("  GPU %-9s %d^2: %.2f Gupdates/s, %.0f GB/s effective = %.2fx device copy (%.0f GB/s); %s\n",
                         layout_name(l), m, m * double(m) / s / 1e9, gbps, gbps / copy, copy,

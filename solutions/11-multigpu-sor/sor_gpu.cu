@@ -144,12 +144,6 @@ void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begi
     }
 }
 
-void gpu_red_black_sweep(DeviceStrip& d, double omega, cudaStream_t stream) {
-    // Same stream: the black launch starts after every red point is written.
-    gpu_red_black_colour(d, 0, omega, 1, d.rows + 1, stream);
-    gpu_red_black_colour(d, 1, omega, 1, d.rows + 1, stream);
-}
-
 double gpu_residual_norm(const DeviceStrip& d, cudaStream_t stream) {
     hpclab::cuda::DeviceBuffer<double> partial(kResidualBlocks), total(1);
     residual_partials<<<kResidualBlocks, kThreads, 0, stream>>>(d.u.get(), d.rhs.get(), d.cols, d.rows, d.pitch,

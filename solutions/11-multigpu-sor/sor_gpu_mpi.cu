@@ -2,11 +2,6 @@
 // buffers, overlapped with the interior update, or on device pointers when
 // the MPI is CUDA-aware.
 #include <mpi.h>
-#if defined(OPEN_MPI) && OPEN_MPI
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>  // MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
-#endif
-#endif
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,7 +1,8 @@
 // Helpers shared by the lab 11 tests: random starting grids that every rank
 // can build its part of, bitwise grid comparison with a readable report,
-// reference sweeps, residuals and solves written from their definitions, and
-// what the judged calls (hpclab/judged.hpp) need for the lab's own types.
+// gathering the ranks' grids on world rank 0, reference sweeps, residuals and
+// solves written from their definitions, and what the judged calls
+// (hpclab/judged.hpp) need for the lab's own types.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -25,8 +26,12 @@
 // neighbours) is recorded; in replay the object is rebuilt from those fields
 // without a communicator (MPI_COMM_NULL): the judge never talks MPI on it,
 // only replayed calls receive it. What needs the communicator itself (its
-// rank, its Cartesian map) is asked in the recording process through a
-// judged call (strip_rank, cart_rank, cart_map below).
+// rank and size, its Cartesian map) is asked in the recording process
+// through a judged call (strip_rank, strip_size, cart_map below). The grids
+// the ranks computed are compared on world rank 0 after a gather over
+// MPI_COMM_WORLD that the test does itself (gathered_strips_equal,
+// gathered_blocks_equal), so no rank number a submission reports decides
+// where, or whether, the comparison happens.
 template <>
 struct hpclab::judged::Codec<lab11::StripComm> {
     static void encode(Writer& w, const lab11::StripComm& sc) { put(w, sc.n(), sc.range(), sc.up(), sc.down()); }
@@ -53,11 +58,10 @@ struct hpclab::judged::Codec<lab11::BlockComm> {
 
 namespace lab11_test {
 
-// This rank in the strip communicator (StripComm::rank is defined in a
-// student file) and in a block communicator, recorded.
+// This rank in the strip communicator, and its size, as the communicator the
+// submission made says them in the recording process.
 inline int strip_rank(const lab11::StripComm& sc) { return HPCLAB_VALUE(sc.rank()); }
 inline int strip_size(const lab11::StripComm& sc) { return HPCLAB_VALUE(sc.size()); }
-inline int cart_rank(const lab11::BlockComm& bc) { return HPCLAB_VALUE(hpclab::mpi::rank(bc.comm())); }
 
 // The Cartesian map of a block communicator of p ranks, asked in the
 // recording process: this rank, and the coordinates of every rank r at
@@ -94,15 +98,6 @@ inline lab11::Strip random_start(lab11::ProblemKind kind, int n, int first = 1, 
     return s;
 }
 
-// The n x n interior of a whole-grid strip, row-major (what
-// gather_block_interior returns).
-inline std::vector<double> interior_of(const lab11::Strip& s) {
-    std::vector<double> out;
-    for (int i = 1; i <= s.n; ++i)
-        for (int j = 1; j <= s.n; ++j) out.push_back(s.at(i, j));
-    return out;
-}
-
 // Bitwise comparison of two grids (same length); names the first differences.
 inline ::testing::AssertionResult same_bits(const std::vector<double>& got, const std::vector<double>& want,
                                             int width) {
@@ -112,6 +107,120 @@ inline ::testing::AssertionResult same_bits(const std::vector<double>& got, cons
     if (!rep.first.empty() && width > 0)
         out << " (first at row " << rep.first[0].index / width << ", column " << rep.first[0].index % width << ")";
     return out;
+}
+
+// ---- gathering on world rank 0 (harness code, real MPI) -------------------------
+// The grids the ranks hold after a judged call (recorded, or replayed in the
+// judge) are gathered over MPI_COMM_WORLD by the test itself, in the judge as
+// in the recording process, and compared on world rank 0: a submission's
+// communicator, and the rank numbers it reports, play no part. Every point
+// must come from exactly one rank.
+
+// Collective over MPI_COMM_WORLD: has the grid kept its size on every rank?
+// Assert on this, not on the local size alone, before a gather: a rank that
+// left the test early would leave the others waiting in the collective.
+inline ::testing::AssertionResult same_size_on_every_rank(std::size_t got, std::size_t want) {
+    int here = got == want ? 1 : 0, everywhere = 0;
+    HPCLAB_MPI_CHECK(MPI_Allreduce(&here, &everywhere, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    if (everywhere) return ::testing::AssertionSuccess();
+    if (!here) return ::testing::AssertionFailure() << "the grid has " << got << " values instead of " << want;
+    return ::testing::AssertionFailure() << "the grid of another rank changed size";
+}
+
+// A rank's part of the (n+2) x (n+2) grid: global rows [row, row + rows) x
+// columns [col, col + cols), row-major; ok = 0 when the rank's grid does not
+// have the shape the test built it with (then it sends no values).
+struct Piece {
+    int ok = 0, row = 0, rows = 0, col = 0, cols = 0;
+};
+
+// Collective over MPI_COMM_WORLD: every rank's piece to rank 0, placed in an
+// (n+2) x (n+2) grid, where every point of rows and columns [lo, hi) must be
+// held by exactly one rank and equal the whole serial grid `want` bit for
+// bit. Success on the other ranks (the MPI test main fails a test on every
+// rank when it failed on one).
+inline ::testing::AssertionResult gather_and_compare(Piece piece, const std::vector<double>& values,
+                                                     const lab11::Strip& want, int lo, int hi) {
+    static_assert(sizeof(Piece) == 5 * sizeof(int), "a Piece travels as 5 ints");
+    const int w = want.n + 2;
+    piece.ok = piece.ok && piece.row >= 0 && piece.rows >= 0 && piece.row + piece.rows <= w && piece.col >= 0 &&
+               piece.cols >= 0 && piece.col + piece.cols <= w &&
+               values.size() == static_cast<std::size_t>(piece.rows) * static_cast<std::size_t>(piece.cols);
+    const int p = hpclab::mpi::size(), me = hpclab::mpi::rank();
+    std::vector<Piece> pieces(me == 0 ? static_cast<std::size_t>(p) : 0);
+    HPCLAB_MPI_CHECK(MPI_Gather(&piece, 5, MPI_INT, pieces.data(), 5, MPI_INT, 0, MPI_COMM_WORLD));
+    std::vector<int> counts(pieces.size()), displs(pieces.size());
+    int total = 0;
+    for (std::size_t r = 0; r < pieces.size(); ++r) {
+        counts[r] = pieces[r].ok ? pieces[r].rows * pieces[r].cols : 0;
+        displs[r] = total;
+        total += counts[r];
+    }
+    std::vector<double> all(static_cast<std::size_t>(total));
+    HPCLAB_MPI_CHECK(MPI_Gatherv(values.data(), piece.ok ? static_cast<int>(values.size()) : 0, MPI_DOUBLE,
+                                 all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    if (!piece.ok) return ::testing::AssertionFailure() << "this rank's grid does not have the shape it was given";
+    if (me != 0) return ::testing::AssertionSuccess();
+    const std::size_t width = static_cast<std::size_t>(w);
+    std::vector<double> grid(width * width, 0.0);
+    std::vector<int> held(width * width, 0);
+    for (std::size_t r = 0; r < pieces.size(); ++r) {
+        const Piece& q = pieces[r];
+        if (!q.ok) return ::testing::AssertionFailure() << "world rank " << r << " sent no grid (a wrong shape)";
+        for (int a = 0; a < q.rows; ++a)
+            for (int c = 0; c < q.cols; ++c) {
+                const std::size_t at =
+                    static_cast<std::size_t>(q.row + a) * width + static_cast<std::size_t>(q.col + c);
+                grid[at] = all[static_cast<std::size_t>(displs[r]) + static_cast<std::size_t>(a * q.cols + c)];
+                ++held[at];
+            }
+    }
+    std::vector<double> got, expected;
+    for (int i = lo; i < hi; ++i)
+        for (int j = lo; j < hi; ++j) {
+            const std::size_t at = static_cast<std::size_t>(i) * width + static_cast<std::size_t>(j);
+            if (held[at] != 1)
+                return ::testing::AssertionFailure()
+                       << "global point (" << i << ", " << j << ") is held by " << held[at] << " ranks, not one";
+            got.push_back(grid[at]);
+            expected.push_back(want.u[at]);
+        }
+    return same_bits(got, expected, hi - lo);
+}
+
+// The whole (n+2) x (n+2) grid of the ranks' strips (owned rows, and the
+// global boundary row 0 or n+1 from the strip next to it), compared on world
+// rank 0 with the whole serial grid `want`, bit for bit.
+inline ::testing::AssertionResult gathered_strips_equal(const lab11::Strip& mine, const lab11::Strip& want) {
+    const int n = want.n;
+    Piece piece;
+    std::vector<double> values;
+    if (mine.n == n && mine.rows >= 1 && mine.first_row >= 1 && mine.first_row + mine.rows <= n + 1 &&
+        mine.u.size() == mine.index(mine.rows + 2, 0)) {
+        // Local rows [top, end): the owned ones, and the boundary row where the strip reaches it.
+        const int top = mine.first_row == 1 ? 0 : 1;
+        const int end = mine.first_row + mine.rows == n + 1 ? mine.rows + 2 : mine.rows + 1;
+        piece = Piece{1, mine.global_row(top), end - top, 0, n + 2};
+        values.assign(mine.u.begin() + static_cast<std::ptrdiff_t>(mine.index(top, 0)),
+                      mine.u.begin() + static_cast<std::ptrdiff_t>(mine.index(end, 0)));
+    }
+    return gather_and_compare(piece, values, want, 0, n + 2);
+}
+
+// The n x n interior of the ranks' blocks (owned points), compared on world
+// rank 0 with the interior of the whole serial grid `want`, bit for bit.
+inline ::testing::AssertionResult gathered_blocks_equal(const lab11::Block& mine, const lab11::Strip& want) {
+    const int n = want.n;
+    Piece piece;
+    std::vector<double> values;
+    if (mine.n == n && mine.rows >= 1 && mine.cols >= 1 && mine.first_row >= 1 && mine.first_col >= 1 &&
+        mine.first_row + mine.rows <= n + 1 && mine.first_col + mine.cols <= n + 1 &&
+        mine.u.size() == mine.index(mine.rows + 2, 0)) {
+        piece = Piece{1, mine.first_row, mine.rows, mine.first_col, mine.cols};
+        for (int li = 1; li <= mine.rows; ++li)
+            for (int lj = 1; lj <= mine.cols; ++lj) values.push_back(mine.at(li, lj));
+    }
+    return gather_and_compare(piece, values, want, 1, n + 1);
 }
 
 // ---- references (harness code) ----------------------------------------------

@@ -3,11 +3,6 @@
 // the MPI is CUDA-aware.
 // Every TODO(student) below throws "not implemented" until you replace it.
 #include <mpi.h>
-#if defined(OPEN_MPI) && OPEN_MPI
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>  // MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
-#endif
-#endif
 
 #include <stdexcept>
 #include <string>
@@ -30,7 +25,8 @@ int select_local_gpu(MPI_Comm comm) {
 
 bool cuda_aware_mpi(std::string* why) {
     // TODO(student): compile time: MPIX_CUDA_AWARE_SUPPORT (from mpi-ext.h,
-    // included above when Open MPI has it); run time: MPIX_Query_cuda_support().
+    // which sor_gpu.hpp includes when Open MPI has it); run time:
+    // MPIX_Query_cuda_support().
     // When either says no, put the reason in *why (if why is not null).
     (void)why;
     throw hpclab::NotImplemented("cuda_aware_mpi");

@@ -1,8 +1,9 @@
-// Lab 11, stage 2: 1-D strip decomposition with MPI_Cart_create, halo rows
-// by MPI_Sendrecv, red-black SOR across ranks, a decomposition-independent
-// residual, and gathering the grid.
+// Lab 11, stages 2, 2b and 2c: 1-D strip decomposition with MPI_Cart_create,
+// halo rows by MPI_Sendrecv, red-black SOR across ranks, a
+// decomposition-independent residual, wide halos, and 2-D blocks.
 // Every TODO(student) below throws "not implemented" until you replace it;
-// the StripComm class, gather_grid and gather_block_interior are given.
+// StripComm, BlockComm, gather_grid and gather_block_interior are given
+// (communicators.cpp).
 #include <mpi.h>
 
 #include <algorithm>
@@ -25,32 +26,6 @@ RowRange strip_rows(int n, int parts, int index) {
     (void)index;
     throw hpclab::NotImplemented("strip_rows");
 }
-
-StripComm::StripComm(MPI_Comm cart, int n, RowRange range, int up, int down)
-    : cart_(cart), n_(n), range_(range), up_(up), down_(down) {}
-
-StripComm::~StripComm() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (cart_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&cart_);
-}
-
-StripComm::StripComm(StripComm&& o) noexcept
-    : cart_(o.cart_), n_(o.n_), range_(o.range_), up_(o.up_), down_(o.down_) {
-    o.cart_ = MPI_COMM_NULL;
-}
-
-StripComm& StripComm::operator=(StripComm&& o) noexcept {
-    if (this != &o) {
-        if (cart_ != MPI_COMM_NULL) MPI_Comm_free(&cart_);
-        cart_ = o.cart_; n_ = o.n_; range_ = o.range_; up_ = o.up_; down_ = o.down_;
-        o.cart_ = MPI_COMM_NULL;
-    }
-    return *this;
-}
-
-int StripComm::rank() const { return hpclab::mpi::rank(cart_); }
-int StripComm::size() const { return hpclab::mpi::size(cart_); }
 
 StripComm make_strip_comm(int n, MPI_Comm comm) {
     // TODO(student): refuse n < size on every rank (std::invalid_argument), then
@@ -95,27 +70,6 @@ double mpi_residual_norm(const StripComm& sc, const Strip& s) {
     (void)sc;
     (void)s;
     throw hpclab::NotImplemented("mpi_residual_norm");
-}
-
-std::vector<double> gather_grid(const StripComm& sc, const Strip& s) {
-    const int size = sc.size(), w = s.width(), n = sc.n();
-    // Rank 0 also sends global row 0 (its top halo is the boundary), the
-    // last rank also row n+1; everyone else only its owned rows.
-    auto first_row_sent = [&](int r) { return r == 0 ? 0 : strip_rows(n, size, r).first; };
-    auto rows_sent = [&](int r) {
-        return strip_rows(n, size, r).rows + (r == 0 ? 1 : 0) + (r == size - 1 ? 1 : 0);
-    };
-    std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
-    for (int r = 0; r < size; ++r) {
-        counts[static_cast<std::size_t>(r)] = rows_sent(r) * w;
-        displs[static_cast<std::size_t>(r)] = first_row_sent(r) * w;
-    }
-    const int me = sc.rank();
-    const double* send = &s.u[s.index(me == 0 ? 0 : 1, 0)];
-    std::vector<double> grid(me == 0 ? static_cast<std::size_t>(n + 2) * static_cast<std::size_t>(w) : 0);
-    HPCLAB_MPI_CHECK(MPI_Gatherv(send, counts[static_cast<std::size_t>(me)], MPI_DOUBLE, grid.data(),
-                                 counts.data(), displs.data(), MPI_DOUBLE, 0, sc.comm()));
-    return grid;
 }
 
 SolveResult mpi_solve(const StripComm& sc, Strip& s, double omega, double tol, int check_every, long max_iters) {
@@ -187,36 +141,6 @@ void mpi_block_red_black_sweep(const BlockComm& bc, Block& b, double omega) {
     (void)b;
     (void)omega;
     throw hpclab::NotImplemented("mpi_block_red_black_sweep");
-}
-
-std::vector<double> gather_block_interior(const BlockComm& bc, const Block& b) {
-    // Each rank packs its owned points; rank 0 receives every block and puts
-    // it where the block's coordinates say.
-    std::vector<double> mine(static_cast<std::size_t>(b.rows) * static_cast<std::size_t>(b.cols));
-    for (int li = 1; li <= b.rows; ++li)
-        for (int lj = 1; lj <= b.cols; ++lj)
-            mine[static_cast<std::size_t>(li - 1) * b.cols + (lj - 1)] = b.at(li, lj);
-    const int size = hpclab::mpi::size(bc.comm()), me = hpclab::mpi::rank(bc.comm());
-    if (me != 0) {
-        HPCLAB_MPI_CHECK(MPI_Send(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, 0, 9, bc.comm()));
-        return {};
-    }
-    const int n = bc.n();
-    std::vector<double> grid(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), 0.0);
-    for (int r = 0; r < size; ++r) {
-        int coords[2];
-        HPCLAB_MPI_CHECK(MPI_Cart_coords(bc.comm(), r, 2, coords));
-        const RowRange rows = strip_rows(n, bc.dim(0), coords[0]), cols = strip_rows(n, bc.dim(1), coords[1]);
-        std::vector<double> part(static_cast<std::size_t>(rows.rows) * static_cast<std::size_t>(cols.rows));
-        if (r == 0) part = mine;
-        else HPCLAB_MPI_CHECK(MPI_Recv(part.data(), static_cast<int>(part.size()), MPI_DOUBLE, r, 9, bc.comm(),
-                                       MPI_STATUS_IGNORE));
-        for (int a = 0; a < rows.rows; ++a)
-            for (int c = 0; c < cols.rows; ++c)
-                grid[static_cast<std::size_t>(rows.first - 1 + a) * n + (cols.first - 1 + c)] =
-                    part[static_cast<std::size_t>(a) * cols.rows + c];
-    }
-    return grid;
 }
 
 }  // namespace lab11
