@@ -36,8 +36,8 @@ double Measurement::items_per_s() const { return seconds.median > 0 ? per_second
 
 std::string table_header() {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%-24s %12s %11s %11s %11s %18s %8s", "name", "n", "median s", "min s",
-                  "max s", "throughput", "ratio");
+    std::snprintf(buf, sizeof buf, "%-24s %12s %11s %11s %11s %18s %8s", "name", "n", "median s", "min s", "max s",
+                  "throughput", "ratio");
     return buf;
 }
 
@@ -45,17 +45,21 @@ std::string table_header() {
 // for memory traffic, items per second otherwise; empty when none is set.
 static std::string throughput(const Measurement& m) {
     char buf[64];
-    if (m.flops > 0) std::snprintf(buf, sizeof buf, "%.2f GFLOP/s", m.gflops());
-    else if (m.bytes > 0) std::snprintf(buf, sizeof buf, "%.2f GB/s", m.gbps());
-    else if (m.items > 0) std::snprintf(buf, sizeof buf, "%.3g items/s", m.items_per_s());
-    else buf[0] = '\0';
+    if (m.flops > 0)
+        std::snprintf(buf, sizeof buf, "%.2f GFLOP/s", m.gflops());
+    else if (m.bytes > 0)
+        std::snprintf(buf, sizeof buf, "%.2f GB/s", m.gbps());
+    else if (m.items > 0)
+        std::snprintf(buf, sizeof buf, "%.3g items/s", m.items_per_s());
+    else
+        buf[0] = '\0';
     return buf;
 }
 
 std::string table_row(const Measurement& m) {
     char buf[512];
-    std::snprintf(buf, sizeof buf, "%-24s %12zu %11.6f %11.6f %11.6f %18s %8.3f", m.name.c_str(), m.n,
-                  m.seconds.median, m.seconds.min, m.seconds.max, throughput(m).c_str(), m.ratio);
+    std::snprintf(buf, sizeof buf, "%-24s %12zu %11.6f %11.6f %11.6f %18s %8.3f", m.name.c_str(), m.n, m.seconds.median,
+                  m.seconds.min, m.seconds.max, throughput(m).c_str(), m.ratio);
     std::string row(buf);
     for (const auto& kv : m.extra) {
         std::snprintf(buf, sizeof buf, "  %s=%.4g", kv.first.c_str(), kv.second);
@@ -69,8 +73,11 @@ std::string json_line(const Measurement& m) {
     j["lab"] = m.lab;
     j["name"] = m.name;
     j["n"] = m.n;
-    j["seconds"] = {{"median", m.seconds.median}, {"min", m.seconds.min},
-                    {"max", m.seconds.max}, {"mean", m.seconds.mean}, {"reps", m.seconds.count}};
+    j["seconds"] = {{"median", m.seconds.median},
+                    {"min", m.seconds.min},
+                    {"max", m.seconds.max},
+                    {"mean", m.seconds.mean},
+                    {"reps", m.seconds.count}};
     if (m.bytes > 0) j["gb_per_s"] = m.gbps();
     if (m.flops > 0) j["gflop_per_s"] = m.gflops();
     if (m.items > 0) j["items_per_s"] = m.items_per_s();

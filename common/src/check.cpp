@@ -22,8 +22,7 @@ Bits ordered(F x) {
 template <class Bits, class F>
 std::uint64_t ulps_between(F a, F b) {
     if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<std::uint64_t>::max();
-    if (std::isinf(a) || std::isinf(b))
-        return a == b ? 0 : std::numeric_limits<std::uint64_t>::max();
+    if (std::isinf(a) || std::isinf(b)) return a == b ? 0 : std::numeric_limits<std::uint64_t>::max();
     const Bits x = ordered<Bits>(a), y = ordered<Bits>(b);
     return x > y ? std::uint64_t(x - y) : std::uint64_t(y - x);
 }
@@ -58,8 +57,8 @@ std::string CompareReport::describe(const std::string& name) const {
                   mismatches, count, worst_abs, name.c_str(), worst_index, worst_rel);
     s += buf;
     for (const Mismatch& m : first) {
-        std::snprintf(buf, sizeof buf, "\n  %s[%zu] = %.17g, expected %.17g (|err| = %.3g)", name.c_str(),
-                      m.index, m.got, m.expected, m.abs_error);
+        std::snprintf(buf, sizeof buf, "\n  %s[%zu] = %.17g, expected %.17g (|err| = %.3g)", name.c_str(), m.index,
+                      m.got, m.expected, m.abs_error);
         s += buf;
     }
     return s;

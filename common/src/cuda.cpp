@@ -39,12 +39,18 @@ bool gpu_available(std::string* reason) {
 // floating-point add/multiply/FMA).
 int fp32_cores_per_sm(int major, int minor) {
     switch (major * 10 + minor) {
-        case 75: return 64;   // Turing
-        case 80: return 64;   // A100
-        case 86: case 87: case 89: return 128;  // GA10x, Orin, Ada
+        case 75: return 64;  // Turing
+        case 80: return 64;  // A100
+        case 86:
+        case 87:
+        case 89: return 128;  // GA10x, Orin, Ada
         case 90: return 128;  // Hopper
-        case 100: case 101: case 103: case 110: return 128;  // Blackwell datacenter
-        case 120: case 121: return 128;  // Blackwell consumer
+        case 100:
+        case 101:
+        case 103:
+        case 110: return 128;  // Blackwell datacenter
+        case 120:
+        case 121: return 128;  // Blackwell consumer
         default: return 0;
     }
 }
@@ -54,10 +60,16 @@ int fp64_cores_per_sm(int major, int minor) {
     switch (major * 10 + minor) {
         case 75: return 2;
         case 80: return 32;
-        case 86: case 87: case 89: return 2;
+        case 86:
+        case 87:
+        case 89: return 2;
         case 90: return 64;
-        case 100: case 101: case 103: case 110: return 64;
-        case 120: case 121: return 2;
+        case 100:
+        case 101:
+        case 103:
+        case 110: return 64;
+        case 120:
+        case 121: return 2;
         default: return 0;
     }
 }
@@ -100,7 +112,7 @@ DeviceInfo device_info(int device) {
     d.sm_count = attr(cudaDevAttrMultiProcessorCount);
     d.cores_per_sm = fp32_cores_per_sm(d.cc_major, d.cc_minor);
     d.fp64_per_sm = fp64_cores_per_sm(d.cc_major, d.cc_minor);
-    d.clock_ghz = attr(cudaDevAttrClockRate) / 1e6;              // kHz -> GHz
+    d.clock_ghz = attr(cudaDevAttrClockRate) / 1e6;               // kHz -> GHz
     d.memory_clock_ghz = attr(cudaDevAttrMemoryClockRate) / 1e6;  // kHz -> GHz
     d.memory_bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth);
     d.total_memory = prop.totalGlobalMem;

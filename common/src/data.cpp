@@ -35,7 +35,10 @@ Rng::Rng(std::uint64_t seed) {
 Rng Rng::from_state(std::uint64_t s0, std::uint64_t s1, std::uint64_t s2, std::uint64_t s3) {
     if ((s0 | s1 | s2 | s3) == 0) throw std::invalid_argument("Rng::from_state: the all-zero state is invalid");
     Rng r;
-    r.s_[0] = s0; r.s_[1] = s1; r.s_[2] = s2; r.s_[3] = s3;
+    r.s_[0] = s0;
+    r.s_[1] = s1;
+    r.s_[2] = s2;
+    r.s_[3] = s3;
     return r;
 }
 

@@ -158,7 +158,8 @@ public:
             if (c.outcome > 1) throw Malformed{"an unknown call outcome"};
             if (c.outcome == 1) {
                 const auto k = u8();
-                if (k > static_cast<std::uint8_t>(ExceptionKind::cuda_error)) throw Malformed{"an unknown exception kind"};
+                if (k > static_cast<std::uint8_t>(ExceptionKind::cuda_error))
+                    throw Malformed{"an unknown exception kind"};
                 c.kind = static_cast<ExceptionKind>(k);
                 c.message = text(kMaxMessageBytes);
             }
@@ -260,8 +261,7 @@ void write_note(const ReplayState& st) {
     std::ofstream out(path, std::ios::app);
     out << "{\"test\": \"" << json_escape(st.test) << "\", \"record\": \"" << json_escape(st.status)
         << "\", \"calls_recorded\": " << st.calls.size() << ", \"calls_replayed\": " << st.replayed
-        << ", \"threads_at_start\": " << st.threads_at_start << ", \"threads_at_end\": " << st.threads_at_end
-        << "}\n";
+        << ", \"threads_at_start\": " << st.threads_at_start << ", \"threads_at_end\": " << st.threads_at_end << "}\n";
 }
 
 // Opens and closes each test's record (record mode) or loads it (replay).
@@ -473,7 +473,8 @@ Replay::Replay(Site site, std::size_t returned_items, std::size_t thrown_items) 
              c.label.substr(0, 200));
     }
     const std::size_t want = c.outcome == 1 ? thrown_items : returned_items;
-    if (c.items.size() != want) fail("the recorded outputs are malformed: the call recorded the wrong number of values");
+    if (c.items.size() != want)
+        fail("the recorded outputs are malformed: the call recorded the wrong number of values");
 }
 
 bool Replay::threw() const { return replaying().calls[record_].outcome == 1; }

@@ -79,9 +79,7 @@ std::ostream& root_out(MPI_Comm comm) {
 timed::Coordinator timed_coordinator(MPI_Comm comm) {
     timed::Coordinator c;
     c.is_root = is_root(comm);
-    c.broadcast = [comm](std::uint64_t* words, int n) {
-        HPCLAB_MPI_CHECK(MPI_Bcast(words, n, MPI_UINT64_T, 0, comm));
-    };
+    c.broadcast = [comm](std::uint64_t* words, int n) { HPCLAB_MPI_CHECK(MPI_Bcast(words, n, MPI_UINT64_T, 0, comm)); };
     return c;
 }
 

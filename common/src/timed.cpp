@@ -47,7 +47,8 @@ public:
         while (off < text.size()) {
             const ssize_t put = ::write(fd_, text.data() + off, text.size() - off);
             if (put < 0 && errno == EINTR) continue;
-            if (put <= 0) throw std::runtime_error(std::string("--serve: cannot write a reply: ") + std::strerror(errno));
+            if (put <= 0)
+                throw std::runtime_error(std::string("--serve: cannot write a reply: ") + std::strerror(errno));
             off += static_cast<std::size_t>(put);
         }
     }

@@ -53,8 +53,8 @@ TEST(Probe, NotImplementedKeepsItsMessage) {
 namespace {
 bool is_probe_error(const std::exception& e) { return dynamic_cast<const probe::ProbeError*>(&e) != nullptr; }
 void throw_probe_error(const std::string& m) { throw probe::ProbeError(m); }
-const bool registered = hpclab::judged::register_kind(
-    {hpclab::judged::ExceptionKind::cuda_error, is_probe_error, throw_probe_error});
+const bool registered =
+    hpclab::judged::register_kind({hpclab::judged::ExceptionKind::cuda_error, is_probe_error, throw_probe_error});
 }  // namespace
 
 TEST(Probe, ExtraExceptionKindKeepsItsClass) {

@@ -26,7 +26,7 @@ TEST(Repeat, WarmupRunsAreNotCounted) {
     auto s = hpclab::repeat([&] { return double(++calls); }, 2, 3);
     EXPECT_EQ(calls, 5);
     EXPECT_EQ(s.count, 3u);
-    EXPECT_EQ(s.min, 3);   // the first two calls (1, 2) were warm-up
+    EXPECT_EQ(s.min, 3);  // the first two calls (1, 2) were warm-up
     EXPECT_EQ(s.median, 4);
 }
 

@@ -76,7 +76,8 @@ TEST(RunMain, ExceptionsBecomeExitOneWithMessage) {
 
 TEST(RunMain, UnavailableBecomesExit77) {
     testing::internal::CaptureStderr();
-    const int code = hpclab::cli::run_main("prog", []() -> int { throw hpclab::cli::Unavailable("needs a GPU: none"); });
+    const int code =
+        hpclab::cli::run_main("prog", []() -> int { throw hpclab::cli::Unavailable("needs a GPU: none"); });
     const std::string err = testing::internal::GetCapturedStderr();
     EXPECT_EQ(code, hpclab::cli::kExitUnavailable);
     EXPECT_EQ(err, "prog: error: needs a GPU: none\n");
@@ -95,8 +96,8 @@ TEST(Parse, CountsBelowTheMinimumAreUsageErrors) {
         EXPECT_EQ(hpclab::cli::parse(app, static_cast<int>(argv.size()), argv.data()), -1) << ok;
         EXPECT_EQ(sizes, (std::vector<std::size_t>{2, 1000}));
     }
-    for (std::vector<std::string> args : {std::vector<std::string>{"prog", "--n", "0"},
-                                          std::vector<std::string>{"prog", "--sizes", "5", "1"}}) {
+    for (std::vector<std::string> args :
+         {std::vector<std::string>{"prog", "--n", "0"}, std::vector<std::string>{"prog", "--sizes", "5", "1"}}) {
         std::size_t n = 3;
         std::vector<std::size_t> sizes;
         CLI::App app("test", "prog");

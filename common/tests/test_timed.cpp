@@ -60,7 +60,10 @@ TEST_F(Fifos, ServesEachRepetitionOnItsOwnSeed) {
     std::uint64_t seen = 0, input = 0;
     std::vector<std::uint64_t> seeds;
     hpclab::timed::Benchmark b;
-    b.prepare = [&](std::uint64_t seed) { input = seed; seeds.push_back(seed); };
+    b.prepare = [&](std::uint64_t seed) {
+        input = seed;
+        seeds.push_back(seed);
+    };
     b.work = [&] { seen = input * 3; };
     b.summarize = [&] { return std::vector<double>{static_cast<double>(seen % 1000), 0.5}; };
     std::vector<std::string> lines;
@@ -69,7 +72,7 @@ TEST_F(Fifos, ServesEachRepetitionOnItsOwnSeed) {
     g.join();
     ASSERT_EQ(lines.size(), 3u);
     EXPECT_EQ(lines[0], "ready");
-    EXPECT_EQ(lines[1], "done 0 0x1.ep+4 0x1p-1");  // 30, 0.5
+    EXPECT_EQ(lines[1], "done 0 0x1.ep+4 0x1p-1");   // 30, 0.5
     EXPECT_EQ(lines[2], "done 1 0x1.74p+6 0x1p-1");  // 93
     EXPECT_EQ(seeds, (std::vector<std::uint64_t>{10, 31}));
 }

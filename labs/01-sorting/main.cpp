@@ -29,16 +29,12 @@ void library_std_sort(double* data, std::size_t n) { std::sort(data, data + n); 
 
 // The anchor first: every other figure is a ratio to it.
 const std::vector<std::pair<std::string, Sorter>> kAlgorithms = {
-    {"std::sort", library_std_sort},
-    {"qsort", lab01::qsort_doubles},
-    {"functor", lab01::std_sort_functor},
-    {"lambda", lab01::std_sort_lambda},
-    {"merge", lab01::merge_sort_doubles},
+    {"std::sort", library_std_sort},    {"qsort", lab01::qsort_doubles},      {"functor", lab01::std_sort_functor},
+    {"lambda", lab01::std_sort_lambda}, {"merge", lab01::merge_sort_doubles},
 };
 
 // Sort fresh copies of `input` reps times; check the last result.
-hpclab::Stats time_sort(Sorter sort, const std::vector<double>& input, int warmup, int reps,
-                        const std::string& name) {
+hpclab::Stats time_sort(Sorter sort, const std::vector<double>& input, int warmup, int reps, const std::string& name) {
     std::vector<double> work;
     auto stats = hpclab::repeat(
         [&] {
@@ -136,7 +132,8 @@ int run(const Options& o) {
             } else {
                 // The lecture's line, then the comparison.
                 char line[200];
-                std::snprintf(line, sizeof line, "%-10s time elapsed : %.4f seconds   (%.2fx std::sort, %.3f ns per n log2 n)",
+                std::snprintf(line, sizeof line,
+                              "%-10s time elapsed : %.4f seconds   (%.2fx std::sort, %.3f ns per n log2 n)",
                               name.c_str(), m.seconds.median, m.ratio, per * 1e9);
                 report.emit(m, line);
             }
@@ -152,9 +149,10 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
     return hpclab::cli::run_main("01-sorting", [&] {
         Options o;
-        CLI::App app("Lab 01: qsort, std::sort and merge sort, timed against std::sort.\n"
-                     "With no arguments: every algorithm on 10^6 random doubles.",
-                     "01-sorting");
+        CLI::App app(
+            "Lab 01: qsort, std::sort and merge sort, timed against std::sort.\n"
+            "With no arguments: every algorithm on 10^6 random doubles.",
+            "01-sorting");
         hpclab::cli::add_count(app, "--n", o.n, "number of doubles to sort", 1);
         app.add_option("--algo", o.algo, "algorithm (std::sort always runs as the anchor)")
             ->check(CLI::IsMember({"all", "qsort", "functor", "lambda", "merge"}))

@@ -25,7 +25,6 @@ void merge_sort_doubles(double* data, std::size_t n);
 // Stage 4: time / (n log2 n) for each measurement, the constant in front of
 // n log n. Throws std::invalid_argument if the lists differ in length or an
 // n is below 2 (log2 n would be 0).
-std::vector<double> seconds_per_n_log2_n(const std::vector<std::size_t>& n,
-                                         const std::vector<double>& seconds);
+std::vector<double> seconds_per_n_log2_n(const std::vector<std::size_t>& n, const std::vector<double>& seconds);
 
 }  // namespace lab01

@@ -33,9 +33,9 @@ Buckets split_into_buckets(const double* x, std::size_t n, int p);
 // What a sort reports about itself on the calling rank. Times are this rank's
 // own (MPI_Wtime); the driver takes the maximum over ranks.
 struct SortReport {
-    long long my_bucket = 0;           // how many numbers this rank sorted
-    double compute_seconds = 0;        // bucketing and sorting
-    double communicate_seconds = 0;    // every MPI call, waiting included
+    long long my_bucket = 0;         // how many numbers this rank sorted
+    double compute_seconds = 0;      // bucketing and sorting
+    double communicate_seconds = 0;  // every MPI call, waiting included
 };
 
 // Thrown on EVERY rank of the communicator when some rank met a value outside
@@ -44,8 +44,7 @@ struct SortReport {
 // rank, in short on the others).
 class BadInput : public std::invalid_argument {
 public:
-    BadInput(int origin_rank, const std::string& what)
-        : std::invalid_argument(what), origin_rank_(origin_rank) {}
+    BadInput(int origin_rank, const std::string& what) : std::invalid_argument(what), origin_rank_(origin_rank) {}
     int origin_rank() const { return origin_rank_; }
 
 private:
@@ -67,8 +66,7 @@ std::vector<double> sort_root_distributes(const std::vector<double>& all_on_root
 // sorted bucket: the values in [r/p, (r+1)/p), so the buckets of ranks 0, 1,
 // ..., p-1 in order are the sorted input. No rank ever holds all n numbers.
 // A value outside [0, 1] on any rank: BadInput on every rank.
-std::vector<double> sort_fan_out(const std::vector<double>& local, MPI_Comm comm,
-                                 SortReport* report = nullptr);
+std::vector<double> sort_fan_out(const std::vector<double>& local, MPI_Comm comm, SortReport* report = nullptr);
 
 // ---- Stage 4: the lecture's cost model (cost_model.cpp) -------------------------
 // All sizes are doubles so that n = 2^40 is no trouble; p >= 1, n >= p.
@@ -81,9 +79,9 @@ double speedup_over_quicksort(double n, double p);
 
 // Machine constants of the model, in seconds.
 struct MachineConstants {
-    double t_compare = 0;   // one comparison
-    double t_startup = 0;   // the start-up cost (latency) of one message
-    double t_data = 0;      // sending one number (a double)
+    double t_compare = 0;  // one comparison
+    double t_startup = 0;  // the start-up cost (latency) of one message
+    double t_data = 0;     // sending one number (a double)
 };
 // Root distributes: compute (n log2(p) + (n/p) log2(n/p)) t_compare,
 // communicate 2p (t_startup + (n/p) t_data).

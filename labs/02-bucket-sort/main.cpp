@@ -10,8 +10,8 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -180,9 +180,9 @@ int run(const Options& o) {
                               std::to_string(p) + " ranks");
     // Rank 0: input, reference, work copy, result, buckets (values + index),
     // gathered fan-out result. Every rank: its share and its bucket, twice.
-    hpclab::require_host_memory(hpclab::checked_bytes(root ? n : n / static_cast<std::size_t>(p) + 1,
-                                                      (root ? 7 : 4) * sizeof(double)),
-                                "bucket sort of " + std::to_string(n) + " doubles on rank " + std::to_string(rank));
+    hpclab::require_host_memory(
+        hpclab::checked_bytes(root ? n : n / static_cast<std::size_t>(p) + 1, (root ? 7 : 4) * sizeof(double)),
+        "bucket sort of " + std::to_string(n) + " doubles on rank " + std::to_string(rank));
     if (!o.common.serve.empty()) return serve(o);
 
     // Rank 0 holds all numbers for the root version, the anchor and the check.
@@ -190,15 +190,24 @@ int run(const Options& o) {
     std::vector<double> local = input_block(n, o.common.seed, rank, p);
     if (o.bad_value_on_rank == rank) {
         // One rank's data is corrupt: only that rank can see it.
-        if (local.empty()) local.push_back(1.5); else local[0] = 1.5;
-        if (root) { if (all.empty()) all.push_back(1.5); else all[0] = 1.5; }
+        if (local.empty())
+            local.push_back(1.5);
+        else
+            local[0] = 1.5;
+        if (root) {
+            if (all.empty())
+                all.push_back(1.5);
+            else
+                all[0] = 1.5;
+        }
     }
 
     // Only rank 0 reports.
     hpclab::Reporter report(o.common.json, root);
     char line[300];
-    std::snprintf(line, sizeof line, "bucket sort of %zu random doubles in [0,1) on %d rank%s (seed %llu), median of %d runs",
-                  n, p, p == 1 ? "" : "s", static_cast<unsigned long long>(o.common.seed), o.common.reps);
+    std::snprintf(line, sizeof line,
+                  "bucket sort of %zu random doubles in [0,1) on %d rank%s (seed %llu), median of %d runs", n, p,
+                  p == 1 ? "" : "s", static_cast<unsigned long long>(o.common.seed), o.common.reps);
     report.note(line);
 
     // The anchor: std::sort of the same n numbers on one rank, this run.
@@ -247,11 +256,13 @@ int run(const Options& o) {
         Timing t;
         try {
             if (version == "root") {
-                t = time_distributed([&](lab02::SortReport* r) { result = lab02::sort_root_distributes(all, MPI_COMM_WORLD, r); },
-                                     o.common.warmup, o.common.reps);
+                t = time_distributed(
+                    [&](lab02::SortReport* r) { result = lab02::sort_root_distributes(all, MPI_COMM_WORLD, r); },
+                    o.common.warmup, o.common.reps);
             } else {
-                t = time_distributed([&](lab02::SortReport* r) { result = lab02::sort_fan_out(local, MPI_COMM_WORLD, r); },
-                                     o.common.warmup, o.common.reps);
+                t = time_distributed(
+                    [&](lab02::SortReport* r) { result = lab02::sort_fan_out(local, MPI_COMM_WORLD, r); },
+                    o.common.warmup, o.common.reps);
             }
         } catch (const hpclab::NotImplemented& e) {
             // With one rank nobody can be left waiting: skip and go on.
@@ -280,7 +291,8 @@ int run(const Options& o) {
         std::string problem;
         if (root) {
             const auto cmp = hpclab::compare_arrays(result, reference, hpclab::Tolerance::exact());
-            if (!cmp.ok()) problem = hpclab::check_sorted_permutation(result, all).message + "; " + cmp.describe("sorted");
+            if (!cmp.ok())
+                problem = hpclab::check_sorted_permutation(result, all).message + "; " + cmp.describe("sorted");
         }
         int bad = root && !problem.empty();
         HPCLAB_MPI_CHECK(MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD));
@@ -293,9 +305,9 @@ int run(const Options& o) {
             model_speedup = lab02::speedup_over_quicksort(dn, dp);
             const double mc = version == "root" ? lab02::root_compute_seconds(dn, dp, constants)
                                                 : lab02::fan_out_compute_seconds(dn, dp, constants);
-            const double mm = p == 1 ? 0.0
-                                     : version == "root" ? lab02::root_communicate_seconds(dn, dp, constants)
-                                                         : lab02::fan_out_communicate_seconds(dn, dp, constants);
+            const double mm = p == 1              ? 0.0
+                              : version == "root" ? lab02::root_communicate_seconds(dn, dp, constants)
+                                                  : lab02::fan_out_communicate_seconds(dn, dp, constants);
             model_with_comm = anchor_s / (mc + mm);
             model_ratio = mm > 0 ? mc / mm : 0;
         }
@@ -328,8 +340,8 @@ int run(const Options& o) {
         "\nmodel constants measured in this run: t_compare = " + g3(constants.t_compare * 1e9) +
         " ns (std::sort time / n log2 n)";
     if (p > 1) {
-        constants_line += ", t_startup = " + g3(constants.t_startup * 1e6) + " us, t_data = " +
-                          g3(constants.t_data * 1e9) + " ns per double (ping-pong rank 0 <-> 1)";
+        constants_line += ", t_startup = " + g3(constants.t_startup * 1e6) +
+                          " us, t_data = " + g3(constants.t_data * 1e9) + " ns per double (ping-pong rank 0 <-> 1)";
     }
     report.note(constants_line);
     report.note(not_implemented ? "some versions are not implemented yet"
@@ -354,10 +366,11 @@ int main(int argc, char** argv) {
     hpclab::mpi::Environment env(&argc, &argv);
     const int rank = hpclab::mpi::rank();
     Options o;
-    CLI::App app("Lab 02: bucket sort with MPI, against std::sort on one rank.\n"
-                 "Run under mpirun -np P (alone it runs as P = 1). With no arguments:\n"
-                 "both versions on 10^6 random doubles, checked, with the lecture's model.",
-                 kProgram);
+    CLI::App app(
+        "Lab 02: bucket sort with MPI, against std::sort on one rank.\n"
+        "Run under mpirun -np P (alone it runs as P = 1). With no arguments:\n"
+        "both versions on 10^6 random doubles, checked, with the lecture's model.",
+        kProgram);
     hpclab::cli::add_count(app, "--n", o.n, "how many numbers in [0,1) to sort (at most 2^31 - 1)", 1);
     app.add_option("--algo", o.algo, "root (root distributes), fanout (exercise 1) or both")
         ->check(CLI::IsMember({"root", "fanout", "both"}))

@@ -40,7 +40,7 @@ const std::vector<Algorithm> kAlgorithms = {
 struct Options {
     std::size_t n = 2000000;
     std::string algo = "all";
-    int threads = 0;      // 0: every hardware thread
+    int threads = 0;  // 0: every hardware thread
     bool sweep = false;
     int max_threads = 0;  // 0: every hardware thread
     std::size_t cutoff = 20000;
@@ -56,8 +56,8 @@ int hardware_threads() { return std::max(1, static_cast<int>(std::thread::hardwa
 int serve(const Options& o) {
     if (o.algo == "all") throw std::invalid_argument("--serve needs one --algo");
     if (o.sweep) throw std::invalid_argument("--serve times one thread count: drop --sweep");
-    const Algorithm& a = *std::find_if(kAlgorithms.begin(), kAlgorithms.end(),
-                                       [&](const Algorithm& x) { return x.name == o.algo; });
+    const Algorithm& a =
+        *std::find_if(kAlgorithms.begin(), kAlgorithms.end(), [&](const Algorithm& x) { return x.name == o.algo; });
     const int threads = a.fixed_threads > 0 ? a.fixed_threads : o.threads > 0 ? o.threads : hardware_threads();
     std::vector<double> data(o.n);
     hpclab::timed::Benchmark b;
@@ -104,8 +104,9 @@ int run(const Options& o) {
         m.ratio = 1.0;
         m.extra = {{"threads", 1}, {"speedup", 1}, {"efficiency", 1}};
         char line[200];
-        std::snprintf(line, sizeof line, "sorting %zu random doubles (seed %llu), median of %d runs, %d hardware threads",
-                      n, static_cast<unsigned long long>(o.common.seed), o.common.reps, hardware_threads());
+        std::snprintf(line, sizeof line,
+                      "sorting %zu random doubles (seed %llu), median of %d runs, %d hardware threads", n,
+                      static_cast<unsigned long long>(o.common.seed), o.common.reps, hardware_threads());
         report.note(line);
         std::snprintf(line, sizeof line, "std::sort, one thread: %.4f s\n", anchor.median);
         report.emit(m, line);
@@ -164,10 +165,11 @@ int main(int argc, char** argv) {
     return hpclab::cli::run_main("03-parallel-quicksort", [&] {
         Options o;
         o.common.reps = 3;
-        CLI::App app("Lab 03: parallel quicksort (OpenMP sections and tasks, std::thread, oneTBB)\n"
-                     "against std::sort on one thread. With no arguments: every algorithm on\n"
-                     "2*10^6 random doubles with every hardware thread.",
-                     "03-parallel-quicksort");
+        CLI::App app(
+            "Lab 03: parallel quicksort (OpenMP sections and tasks, std::thread, oneTBB)\n"
+            "against std::sort on one thread. With no arguments: every algorithm on\n"
+            "2*10^6 random doubles with every hardware thread.",
+            "03-parallel-quicksort");
         hpclab::cli::add_count(app, "--n", o.n, "number of doubles to sort", 1);
         std::vector<std::string> names = {"all"};
         for (const auto& a : kAlgorithms) names.push_back(a.name);

@@ -46,8 +46,8 @@ void print_device(const hpclab::cuda::DeviceInfo& d, bool full) {
                 d.cores_per_sm, d.sm_count * d.cores_per_sm, d.fp64_per_sm, d.clock_ghz);
     std::printf("  peak FP32 %.1f GFLOP/s, peak FP64 %.1f GFLOP/s (2 flops per FMA per core per clock)\n",
                 d.peak_fp32_gflops(), d.peak_fp64_gflops());
-    std::printf("  memory %.1f GiB, bus %d bits at %.3f GHz: peak bandwidth %.1f GB/s\n",
-                d.total_memory / 1073741824.0, d.memory_bus_bits, d.memory_clock_ghz, d.peak_bandwidth_gbps());
+    std::printf("  memory %.1f GiB, bus %d bits at %.3f GHz: peak bandwidth %.1f GB/s\n", d.total_memory / 1073741824.0,
+                d.memory_bus_bits, d.memory_clock_ghz, d.peak_bandwidth_gbps());
     if (!full) return;
     std::printf("  L2 cache %.1f MiB; warp size %d\n", d.l2_bytes / 1048576.0, d.warp_size);
     std::printf("  max threads per block %d, per SM %d\n", d.max_threads_per_block, d.max_threads_per_sm);
@@ -129,8 +129,10 @@ int run(const Options& o) {
     std::snprintf(line, sizeof line, "CPU, %d threads (OpenMP): %10.3f ms  %8.3g roots/s", lab04::host_threads(),
                   cpu.seconds.median * 1e3, cpu.items_per_s());
     char title[256];
-    std::snprintf(title, sizeof title, "square roots of %zu random points on the unit circle, |dx| <= %g |x|, at "
-                  "most %d steps; median of %d runs", n, o.tol, o.max_iterations, o.common.reps);
+    std::snprintf(title, sizeof title,
+                  "square roots of %zu random points on the unit circle, |dx| <= %g |x|, at "
+                  "most %d steps; median of %d runs",
+                  n, o.tol, o.max_iterations, o.common.reps);
     report.note(title);
     report.emit(cpu, line);
 
@@ -155,25 +157,37 @@ int run(const Options& o) {
         long long steps = 0;
         int most = 0;
         for (std::size_t i = 0; i < n; ++i) {
-            if (used[i] < 0) ++unconverged; else { steps += used[i]; most = std::max(most, used[i]); }
+            if (used[i] < 0)
+                ++unconverged;
+            else {
+                steps += used[i];
+                most = std::max(most, used[i]);
+            }
             if (cpu_used[i] >= 0) {
                 const double d = std::hypot(r[i].x - cpu_r[i].x, r[i].y - cpu_r[i].y);
-                if (!(d <= 1e-12) || used[i] < 0) { ++bad; if (first_bad == n) first_bad = i; }
+                if (!(d <= 1e-12) || used[i] < 0) {
+                    ++bad;
+                    if (first_bad == n) first_bad = i;
+                }
             }
         }
         if (bad > 0) {
-            throw std::runtime_error("GPU roots differ from the CPU's for " + std::to_string(bad) + " numbers; first: c[" +
-                                     std::to_string(first_bad) + "] = (" + std::to_string(c[first_bad].x) + ", " +
-                                     std::to_string(c[first_bad].y) + ") gave (" + std::to_string(r[first_bad].x) +
-                                     ", " + std::to_string(r[first_bad].y) + "), expected (" +
-                                     std::to_string(cpu_r[first_bad].x) + ", " + std::to_string(cpu_r[first_bad].y) + ")");
+            throw std::runtime_error(
+                "GPU roots differ from the CPU's for " + std::to_string(bad) + " numbers; first: c[" +
+                std::to_string(first_bad) + "] = (" + std::to_string(c[first_bad].x) + ", " +
+                std::to_string(c[first_bad].y) + ") gave (" + std::to_string(r[first_bad].x) + ", " +
+                std::to_string(r[first_bad].y) + "), expected (" + std::to_string(cpu_r[first_bad].x) + ", " +
+                std::to_string(cpu_r[first_bad].y) + ")");
         }
         gpu.anchor = "cpu_openmp";
         gpu.ratio = gpu.seconds.median / cpu.seconds.median;  // < 1: faster than the CPU
         const double speedup = cpu.seconds.median / gpu.seconds.median;
         const double mean_steps = n > unconverged ? double(steps) / (n - unconverged) : 0;
-        gpu.extra = {{"speedup", speedup}, {"block", double(o.block)}, {"mean_iterations", mean_steps},
-                     {"max_iterations_used", double(most)}, {"unconverged", double(unconverged)}};
+        gpu.extra = {{"speedup", speedup},
+                     {"block", double(o.block)},
+                     {"mean_iterations", mean_steps},
+                     {"max_iterations_used", double(most)},
+                     {"unconverged", double(unconverged)}};
         std::snprintf(line, sizeof line,
                       "GPU, block %4d:           %10.3f ms  %8.3g roots/s  speedup %.1fx (bar on an H100: %.0fx)\n"
                       "  mean %.2f steps, at most %d; %zu of %zu did not converge; all checked against the CPU",
@@ -205,10 +219,11 @@ int run(const Options& o) {
                 if (!(res <= 1e-4)) ++over4;
             }
             auto m = measurement("unconverged_fixed_k", n);
-            m.extra = {{"k", double(k)}, {"fraction_residual_over_1e-14", double(over14) / n},
+            m.extra = {{"k", double(k)},
+                       {"fraction_residual_over_1e-14", double(over14) / n},
                        {"fraction_residual_over_1e-4", double(over4) / n}};
-            std::snprintf(line, sizeof line, "k = %2d fixed steps: |r^2 - c| > 1e-14 for %6.2f%%, > 1e-4 for %6.2f%%", k,
-                          100.0 * over14 / n, 100.0 * over4 / n);
+            std::snprintf(line, sizeof line, "k = %2d fixed steps: |r^2 - c| > 1e-14 for %6.2f%%, > 1e-4 for %6.2f%%",
+                          k, 100.0 * over14 / n, 100.0 * over4 / n);
             report.emit(m, line);
         }
     }
@@ -246,9 +261,9 @@ int run(const Options& o) {
                 m.anchor = "cpu_openmp";
                 m.ratio = m.seconds.median / cpu_s;
                 m.extra = {{"k", double(k)}, {"cpu_seconds", cpu_s}, {"speedup", cpu_s / m.seconds.median}};
-                std::snprintf(line, sizeof line, "k = %2d: GPU %9.3f ms (%.3g ns per root per step), CPU %9.3f ms, speedup %.1fx",
-                              k, m.seconds.median * 1e3, m.seconds.median / n / k * 1e9, cpu_s * 1e3,
-                              cpu_s / m.seconds.median);
+                std::snprintf(
+                    line, sizeof line, "k = %2d: GPU %9.3f ms (%.3g ns per root per step), CPU %9.3f ms, speedup %.1fx",
+                    k, m.seconds.median * 1e3, m.seconds.median / n / k * 1e9, cpu_s * 1e3, cpu_s / m.seconds.median);
                 report.emit(m, line);
             }
         }
@@ -277,8 +292,10 @@ int run(const Options& o) {
             const int half = lab04::trials_to_find(s.roots, s.iterations, (o.degree + 1) / 2, 1e-8);
             auto m = measurement("polynomial", o.trials);
             m.seconds = hpclab::summarize({secs});
-            m.extra = {{"degree", double(o.degree)}, {"converged", double(converged)},
-                       {"distinct_roots", double(distinct)}, {"trials_for_half", double(half)},
+            m.extra = {{"degree", double(o.degree)},
+                       {"converged", double(converged)},
+                       {"distinct_roots", double(distinct)},
+                       {"trials_for_half", double(half)},
                        {"worst_relative_residual", worst}};
             std::snprintf(line, sizeof line,
                           "degree %d, %zu random starts in [-2,2]^2: %zu converged, %d distinct roots; %d trials to "
@@ -298,15 +315,20 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
     return hpclab::cli::run_main("04-cuda-newton", [&] {
         Options o;
-        CLI::App app("Lab 04: Newton's method for complex square roots and polynomial roots on the GPU,\n"
-                     "against the same iteration on all host cores (OpenMP). With no arguments: 10^6+1 roots,\n"
-                     "the k = 5, 8, 20 convergence study and a degree-8 polynomial.",
-                     "04-cuda-newton");
+        CLI::App app(
+            "Lab 04: Newton's method for complex square roots and polynomial roots on the GPU,\n"
+            "against the same iteration on all host cores (OpenMP). With no arguments: 10^6+1 roots,\n"
+            "the k = 5, 8, 20 convergence study and a degree-8 polynomial.",
+            "04-cuda-newton");
         hpclab::cli::add_count(app, "--n", o.n, "how many square roots", 1);
         app.add_option("--block", o.block, "threads per block (the device refuses more than 1024)")
             ->capture_default_str();
-        app.add_option("--device", o.device, "CUDA device number")->check(CLI::NonNegativeNumber)->capture_default_str();
-        app.add_option("--tol", o.tol, "stopping test |dx| <= tol |x|")->check(CLI::PositiveNumber)->capture_default_str();
+        app.add_option("--device", o.device, "CUDA device number")
+            ->check(CLI::NonNegativeNumber)
+            ->capture_default_str();
+        app.add_option("--tol", o.tol, "stopping test |dx| <= tol |x|")
+            ->check(CLI::PositiveNumber)
+            ->capture_default_str();
         app.add_option("--max-iterations", o.max_iterations, "most Newton steps")
             ->check(CLI::Range(1, 100000))
             ->capture_default_str();

@@ -23,21 +23,20 @@ void launch_sqrt_fixed(const double2* c, double2* r, int n, int iterations, int 
 // |dx| <= tol |x_{k+1}| and store k (1, 2, ...) in iterations_used[i]; if
 // that never happens within max_iterations steps, store -1. c = 0 gives
 // r = 0 after 0 iterations (x_0 = 0 would divide by zero).
-void launch_sqrt_tol(const double2* c, double2* r, int* iterations_used, int n, double tol,
-                     int max_iterations, int block_size);
+void launch_sqrt_tol(const double2* c, double2* r, int* iterations_used, int n, double tol, int max_iterations,
+                     int block_size);
 
 // ---- Stage 4: polynomial roots (student/newton.cu) ---------------------------------
 // p(z) = a[0] + a[1] z + ... + a[degree] z^degree, coefficients in device
 // memory. Thread t runs Newton z <- z - p(z)/p'(z) from starts[t] (p and p'
 // by Horner's rule together), with the same stopping test as above;
 // roots[t] is the last iterate, iterations_used[t] the steps taken or -1.
-void launch_poly_newton(const double2* a, int degree, const double2* starts, double2* roots,
-                        int* iterations_used, int trials, double tol, int max_iterations, int block_size);
+void launch_poly_newton(const double2* a, int degree, const double2* starts, double2* roots, int* iterations_used,
+                        int trials, double tol, int max_iterations, int block_size);
 
 // Number of distinct roots among the converged trials (iterations_used >= 0):
 // two roots are the same when |z1 - z2| <= radius. Host code.
-int count_distinct_roots(const std::vector<double2>& roots, const std::vector<int>& iterations_used,
-                         double radius);
+int count_distinct_roots(const std::vector<double2>& roots, const std::vector<int>& iterations_used, double radius);
 
 // The number of trials, taken in order 0, 1, 2, ..., after which `wanted`
 // distinct roots have been found (the lecture's "how many random trials are

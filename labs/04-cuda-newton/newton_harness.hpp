@@ -158,8 +158,8 @@ inline std::vector<double2> poly_from_roots(const std::vector<cplx>& roots) {
     for (const cplx& r : roots) {
         std::vector<cplx> b(a.size() + 1, cplx(0));
         for (std::size_t j = 0; j < a.size(); ++j) {
-            b[j + 1] += a[j];   // z * a
-            b[j] -= r * a[j];   // -r * a
+            b[j + 1] += a[j];  // z * a
+            b[j] -= r * a[j];  // -r * a
         }
         a = b;
     }

@@ -105,7 +105,9 @@ int run_shape(const Options& o, hpclab::Reporter& report, const Shape& s, const 
     for (int r : {0, n / 2, n - 1}) {
         const auto ref = lab05::reference_rows(n, m, p, a.data(), b.data(), r, r + 1);
         const auto check = lab05::normwise_check(m, p, a.data(), b.data(), ref_c.data(), ref, r, 1);
-        if (!check.ok()) throw std::runtime_error(std::string("cuBLAS gave a wrong row ") + std::to_string(r) + ": " + check.describe());
+        if (!check.ok())
+            throw std::runtime_error(std::string("cuBLAS gave a wrong row ") + std::to_string(r) + ": " +
+                                     check.describe());
     }
     hpclab::Measurement anchor;
     anchor.name = "cublas";
@@ -151,7 +153,9 @@ int run_shape(const Options& o, hpclab::Reporter& report, const Shape& s, const 
         std::vector<double> ref_d(ref_c.begin(), ref_c.end());
         auto check = lab05::normwise_check(n, m, p, a.data(), b.data(), c.data(), ref_d);
         check.bound *= 2;
-        if (!check.ok()) throw std::runtime_error(mm.name + " (" + type + ", " + shape + ") gave a wrong result: " + check.describe());
+        if (!check.ok())
+            throw std::runtime_error(mm.name + " (" + type + ", " + shape +
+                                     ") gave a wrong result: " + check.describe());
         mm.seconds = time_it([&] { lab05::gpu_matmul<T>(k, n, m, p, dA.get(), dB.get(), dC.get()); });
         mm.anchor = "cuBLAS";
         mm.ratio = mm.seconds.median / t_anchor;  // > 1: slower than cuBLAS by that factor
@@ -195,8 +199,8 @@ int run_cpu(const Options& o, hpclab::Reporter& report, const Shape& s) {
         mm.n = s.n;
         mm.flops = 2.0 * s.n * s.m * s.p;
         try {
-            mm.seconds = hpclab::repeat([&] { return hpclab::time_seconds([&] { f(n, m, p, a.data(), b.data(), c.data()); }); },
-                                        0, 1);
+            mm.seconds = hpclab::repeat(
+                [&] { return hpclab::time_seconds([&] { f(n, m, p, a.data(), b.data(), c.data()); }); }, 0, 1);
         } catch (const hpclab::NotImplemented& e) {
             std::fprintf(stderr, "%-22s skipped: %s\n", name, e.what());
             return 1;
@@ -208,8 +212,9 @@ int run_cpu(const Options& o, hpclab::Reporter& report, const Shape& s) {
         mm.ratio = mm.seconds.median / t_ijk;
         mm.extra = {{"m", double(m)}, {"p", double(p)}, {"precision_bits", 8.0 * sizeof(T)}};
         char line[200];
-        std::snprintf(line, sizeof line, "%-7s %dx%dx%d %-8s one core %10.3f ms %8.2f GFLOP/s  (%.2fx the time of i-j-k)",
-                      type, n, m, p, name, mm.seconds.median * 1e3, mm.gflops(), mm.ratio);
+        std::snprintf(line, sizeof line,
+                      "%-7s %dx%dx%d %-8s one core %10.3f ms %8.2f GFLOP/s  (%.2fx the time of i-j-k)", type, n, m, p,
+                      name, mm.seconds.median * 1e3, mm.gflops(), mm.ratio);
         report.emit(mm, line);
     }
     return 0;
@@ -243,8 +248,9 @@ int serve_kernel(const Options& o, Kernel k) {
 
 int serve(const Options& o, const std::vector<Kernel>& kernels) {
     if (o.sweep || kernels.size() != 1 || o.type == "both")
-        throw std::invalid_argument("--serve times one kernel at one shape: give one of --kernels and --type "
-                                    "float or double, without --sweep");
+        throw std::invalid_argument(
+            "--serve times one kernel at one shape: give one of --kernels and --type "
+            "float or double, without --sweep");
     hpclab::cuda::require_gpu();
     return o.type == "float" ? serve_kernel<float>(o, kernels[0]) : serve_kernel<double>(o, kernels[0]);
 }
@@ -295,10 +301,11 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
     return hpclab::cli::run_main("05-matmul", [&] {
         Options o;
-        CLI::App app("Lab 05: matrix multiplication kernels timed against cuBLAS SGEMM/DGEMM in the same run.\n"
-                     "C = A B with A n x m and B m x p, row-major. With no arguments: every kernel at 1024^3,\n"
-                     "float and double.",
-                     "05-matmul");
+        CLI::App app(
+            "Lab 05: matrix multiplication kernels timed against cuBLAS SGEMM/DGEMM in the same run.\n"
+            "C = A B with A n x m and B m x p, row-major. With no arguments: every kernel at 1024^3,\n"
+            "float and double.",
+            "05-matmul");
         hpclab::cli::add_count(app, "--n", o.n, "rows of A and C", 1);
         hpclab::cli::add_count(app, "--m", o.m, "columns of A, rows of B", 1);
         hpclab::cli::add_count(app, "--p", o.p, "columns of B and C", 1);

@@ -34,8 +34,8 @@ enum class Kernel {
     Tiled32,            // shared-memory tiles of 32 x 32
     Final,              // register-blocked: a block computes BM x BN, a thread TM x TN
 };
-constexpr Kernel kAllKernels[] = {Kernel::OneThreadPerBlock, Kernel::Naive1D, Kernel::Naive2DRowX,
-                                  Kernel::Naive2D, Kernel::Tiled16, Kernel::Tiled32, Kernel::Final};
+constexpr Kernel kAllKernels[] = {Kernel::OneThreadPerBlock, Kernel::Naive1D, Kernel::Naive2DRowX, Kernel::Naive2D,
+                                  Kernel::Tiled16,           Kernel::Tiled32, Kernel::Final};
 
 // Short names for the command line, tables and test names.
 inline const char* kernel_name(Kernel k) {

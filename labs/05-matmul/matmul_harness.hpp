@@ -38,8 +38,7 @@ inline void validate_shape(std::size_t n, std::size_t m, std::size_t p) {
     const std::size_t limit = static_cast<std::size_t>(INT_MAX);
     auto check = [&](std::size_t a, std::size_t b, const char* what) {
         if (a > limit || b > limit || a * b > limit) {  // a, b <= 2^31: a*b cannot wrap
-            throw std::invalid_argument(std::string(what) + " = " + std::to_string(a) + " x " +
-                                        std::to_string(b) +
+            throw std::invalid_argument(std::string(what) + " = " + std::to_string(a) + " x " + std::to_string(b) +
                                         " elements overflows the 32-bit int indices of the kernels "
                                         "(at most 2^31 - 1 = 2147483647)");
         }
@@ -82,8 +81,7 @@ std::vector<T> small_integer_matrix(std::size_t rows, std::size_t cols, std::uin
 // threads. Only rows [row_begin, row_end) are computed (the 4096^3 tests
 // check a sample of rows); the result holds (row_end - row_begin) x p values.
 template <class T>
-std::vector<double> reference_rows(int n, int m, int p, const T* A, const T* B, int row_begin,
-                                   int row_end) {
+std::vector<double> reference_rows(int n, int m, int p, const T* A, const T* B, int row_begin, int row_end) {
     (void)n;
     const int rows = row_end - row_begin;
     std::vector<double> C(static_cast<std::size_t>(rows) * p, 0.0);
@@ -135,9 +133,9 @@ double normwise_tolerance(int K, double norm_a, double norm_b) {
 }
 
 struct NormCheck {
-    double error = 0;      // ||C - C_ref||_F over the rows compared
-    double bound = 0;      // c K eps ||A||_F ||B||_F (restricted to those rows)
-    bool finite = true;    // no NaN or Inf in C
+    double error = 0;    // ||C - C_ref||_F over the rows compared
+    double bound = 0;    // c K eps ||A||_F ||B||_F (restricted to those rows)
+    bool finite = true;  // no NaN or Inf in C
     std::size_t worst_row = 0, worst_col = 0;
     double worst_got = 0, worst_expected = 0;
     bool ok() const { return finite && error <= bound; }
@@ -176,27 +174,24 @@ NormCheck normwise_check(int m, int p, const T* A, const T* B, const T* C, const
     }
     r.error = std::sqrt(s);
     if (std::isnan(r.error)) r.finite = false;
-    const double na = frobenius_norm(A + static_cast<std::size_t>(row_begin) * m,
-                                     static_cast<std::size_t>(rows) * m);
+    const double na = frobenius_norm(A + static_cast<std::size_t>(row_begin) * m, static_cast<std::size_t>(rows) * m);
     const double nb = frobenius_norm(B, static_cast<std::size_t>(m) * p);
     r.bound = normwise_tolerance<T>(m, na, nb);
     return r;
 }
 
 template <class T>
-NormCheck normwise_check(int n, int m, int p, const T* A, const T* B, const T* C,
-                         const std::vector<double>& ref) {
+NormCheck normwise_check(int n, int m, int p, const T* A, const T* B, const T* C, const std::vector<double>& ref) {
     return normwise_check(m, p, A, B, C, ref, 0, n);
 }
 
 // ---- cuBLAS, the anchor ----------------------------------------------------------------
-#define LAB05_CUBLAS_CHECK(call)                                                                \
-    do {                                                                                        \
-        cublasStatus_t lab05_status_ = (call);                                                  \
-        if (lab05_status_ != CUBLAS_STATUS_SUCCESS)                                             \
-            throw std::runtime_error(std::string(#call) + " failed at " + __FILE__ + ":" +       \
-                                     std::to_string(__LINE__) + ": " +                          \
-                                     cublasGetStatusString(lab05_status_));                     \
+#define LAB05_CUBLAS_CHECK(call)                                                                                      \
+    do {                                                                                                              \
+        cublasStatus_t lab05_status_ = (call);                                                                        \
+        if (lab05_status_ != CUBLAS_STATUS_SUCCESS)                                                                   \
+            throw std::runtime_error(std::string(#call) + " failed at " + __FILE__ + ":" + std::to_string(__LINE__) + \
+                                     ": " + cublasGetStatusString(lab05_status_));                                    \
     } while (0)
 
 // cuBLAS is column-major. A row-major n x p product C = A B is, read
@@ -240,9 +235,9 @@ struct Occupancy {
     int registers = 0;              // per thread
     std::size_t static_shared = 0;  // bytes per block
     std::size_t dynamic_shared = 0;
-    int threads = 0;                // per block
-    int blocks_per_sm = 0;          // resident blocks per SM (cudaOccupancyMaxActiveBlocksPerMultiprocessor)
-    double occupancy = 0;           // resident warps / maximum warps per SM
+    int threads = 0;        // per block
+    int blocks_per_sm = 0;  // resident blocks per SM (cudaOccupancyMaxActiveBlocksPerMultiprocessor)
+    double occupancy = 0;   // resident warps / maximum warps per SM
 };
 
 inline Occupancy occupancy_of(const Launch& l) {
@@ -254,8 +249,8 @@ inline Occupancy occupancy_of(const Launch& l) {
     o.static_shared = a.sharedSizeBytes;
     o.dynamic_shared = l.dynamic_shared;
     o.threads = static_cast<int>(l.block.x * l.block.y * l.block.z);
-    HPCLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.blocks_per_sm, l.kernel, o.threads,
-                                                                    l.dynamic_shared));
+    HPCLAB_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o.blocks_per_sm, l.kernel, o.threads, l.dynamic_shared));
     int device = 0, max_threads = 0;
     HPCLAB_CUDA_CHECK(cudaGetDevice(&device));
     HPCLAB_CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));

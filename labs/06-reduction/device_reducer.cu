@@ -63,8 +63,8 @@ std::size_t DeviceReducer<T>::first_pass_blocks(std::size_t n) const {
 template <class T>
 void DeviceReducer<T>::sum(const T* d_in, std::size_t n, T* d_out, cudaStream_t stream) {
     if (n > max_n_) {
-        throw std::length_error("DeviceReducer::sum: n = " + std::to_string(n) + " exceeds max_n = " +
-                                std::to_string(max_n_));
+        throw std::length_error("DeviceReducer::sum: n = " + std::to_string(n) +
+                                " exceeds max_n = " + std::to_string(max_n_));
     }
     if (n == 0) {
         HPCLAB_CUDA_CHECK(cudaMemsetAsync(d_out, 0, sizeof(T), stream));  // the empty sum
@@ -76,9 +76,8 @@ void DeviceReducer<T>::sum(const T* d_in, std::size_t n, T* d_out, cudaStream_t 
     for (int pass = 0;; ++pass) {
         // Each pass turns count values into one per block; the grid-stride
         // kernel needs only one more pass, of a single block.
-        const std::size_t blocks = (method_ == Method::grid_stride && pass > 0)
-                                       ? 1
-                                       : blocks_for(method_, count, block_, resident_blocks_);
+        const std::size_t blocks =
+            (method_ == Method::grid_stride && pass > 0) ? 1 : blocks_for(method_, count, block_, resident_blocks_);
         T* dst = blocks == 1 ? d_out : scratch_.get() + (pass % 2) * half;
         launch(method_, src, count, dst, blocks, block_, stream);
         if (blocks == 1) break;

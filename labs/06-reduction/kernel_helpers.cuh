@@ -16,9 +16,16 @@ __device__ T* shared_array() {
 }
 
 // 16-byte vectors: one load instruction fetches 4 floats or 2 doubles.
-template <class T> struct Vec16;
-template <> struct Vec16<float> { using type = float4; };
-template <> struct Vec16<double> { using type = double2; };
+template <class T>
+struct Vec16;
+template <>
+struct Vec16<float> {
+    using type = float4;
+};
+template <>
+struct Vec16<double> {
+    using type = double2;
+};
 
 [[maybe_unused]] __device__ inline float lanes_sum(float4 a) { return (a.x + a.y) + (a.z + a.w); }
 [[maybe_unused]] __device__ inline double lanes_sum(double2 a) { return a.x + a.y; }

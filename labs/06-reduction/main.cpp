@@ -45,8 +45,10 @@ int run_type(const Options& o, const char* type_name) {
     hpclab::cuda::require_device_memory(3 * bytes + (64 << 20), "the reduction benchmark");
 
     const std::vector<T> host = [&] {
-        if constexpr (sizeof(T) == 4) return hpclab::uniform_floats(n, o.common.seed, -1.0f, 1.0f);
-        else return hpclab::uniform_doubles(n, o.common.seed, -1.0, 1.0);
+        if constexpr (sizeof(T) == 4)
+            return hpclab::uniform_floats(n, o.common.seed, -1.0f, 1.0f);
+        else
+            return hpclab::uniform_doubles(n, o.common.seed, -1.0, 1.0);
     }();
     double ref = 0, sum_abs = 0;
     try {
@@ -93,8 +95,8 @@ int run_type(const Options& o, const char* type_name) {
 
     lab06::CubSum<T> cub(n);
     hpclab::Measurement cubm = measurement("cub");
-    cubm.seconds = hpclab::cuda::time_events([&] { cub.sum(d_in.get(), n, d_out.get()); }, o.common.warmup,
-                                             o.common.reps);
+    cubm.seconds =
+        hpclab::cuda::time_events([&] { cub.sum(d_in.get(), n, d_out.get()); }, o.common.warmup, o.common.reps);
     cubm.extra = {{"abs_error", check("cub")}, {"vs_copy", cubm.gbps() / copy_gbps}};
     cubm.anchor = "cub";
     cubm.ratio = 1.0;
@@ -116,8 +118,8 @@ int run_type(const Options& o, const char* type_name) {
         hpclab::Measurement m = measurement(name);
         try {
             lab06::DeviceReducer<T> reducer(method, n, o.block);
-            m.seconds = hpclab::cuda::time_events([&] { reducer.sum(d_in.get(), n, d_out.get()); },
-                                                  o.common.warmup, o.common.reps);
+            m.seconds = hpclab::cuda::time_events([&] { reducer.sum(d_in.get(), n, d_out.get()); }, o.common.warmup,
+                                                  o.common.reps);
         } catch (const hpclab::NotImplemented& e) {
             std::fprintf(stderr, "%s/%s skipped: %s\n", type_name, name.c_str(), e.what());
             ++not_implemented;
@@ -139,8 +141,8 @@ int run_pi(const Options& o) {
     hpclab::Reporter report(o.common.json);
     report.note("\npi by the composite trapezoid rule on sqrt(1 - x^2), n intervals");
     char line[200];
-    std::snprintf(line, sizeof line, "%12s %20s %20s %12s %12s %12s", "n", "device", "host", "pi - device",
-                  "err*n^1.5", "device s");
+    std::snprintf(line, sizeof line, "%12s %20s %20s %12s %12s %12s", "n", "device", "host", "pi - device", "err*n^1.5",
+                  "device s");
     report.note(line);
     for (std::size_t n = 10; n <= o.pi_max; n *= 10) {
         double dev = 0;
@@ -257,9 +259,10 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
     return hpclab::cli::run_main("06-reduction", [&] {
         Options o;
-        CLI::App app("Lab 06: parallel reduction kernels, timed against CUB and a device copy.\n"
-                     "With no arguments: every kernel on 2^24 floats and doubles, and pi at n = 10^6.",
-                     "06-reduction");
+        CLI::App app(
+            "Lab 06: parallel reduction kernels, timed against CUB and a device copy.\n"
+            "With no arguments: every kernel on 2^24 floats and doubles, and pi at n = 10^6.",
+            "06-reduction");
         hpclab::cli::add_count(app, "--n", o.n, "number of elements to sum", 1);
         app.add_option("--type", o.type, "element type")
             ->check(CLI::IsMember({"float", "double", "both"}))

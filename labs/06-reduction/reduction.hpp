@@ -21,8 +21,8 @@ enum class Method {
     warp_shuffle,  // stage 4: shuffles inside each warp, shared memory across warps
     grid_stride,   // stage 5: many elements per thread, a fixed grid, a second pass
 };
-constexpr Method kAllMethods[] = {Method::interleaved, Method::sequential, Method::first_add,
-                                  Method::warp_shuffle, Method::grid_stride};
+constexpr Method kAllMethods[] = {Method::interleaved, Method::sequential, Method::first_add, Method::warp_shuffle,
+                                  Method::grid_stride};
 
 inline const char* method_name(Method m) {
     switch (m) {
@@ -68,16 +68,12 @@ double trapezoid_pi_host(std::size_t intervals);
 // DeviceReducer (device_reducer.cu, given) picks `blocks` and chains the passes.
 template <class T>
 struct Pass {
-    static void interleaved(const T* in, std::size_t n, T* partial, std::size_t blocks, int block,
-                            cudaStream_t stream);
-    static void sequential(const T* in, std::size_t n, T* partial, std::size_t blocks, int block,
-                           cudaStream_t stream);
-    static void first_add(const T* in, std::size_t n, T* partial, std::size_t blocks, int block,
-                          cudaStream_t stream);
+    static void interleaved(const T* in, std::size_t n, T* partial, std::size_t blocks, int block, cudaStream_t stream);
+    static void sequential(const T* in, std::size_t n, T* partial, std::size_t blocks, int block, cudaStream_t stream);
+    static void first_add(const T* in, std::size_t n, T* partial, std::size_t blocks, int block, cudaStream_t stream);
     static void warp_shuffle(const T* in, std::size_t n, T* partial, std::size_t blocks, int block,
                              cudaStream_t stream);
-    static void grid_stride(const T* in, std::size_t n, T* partial, std::size_t blocks, int block,
-                            cudaStream_t stream);
+    static void grid_stride(const T* in, std::size_t n, T* partial, std::size_t blocks, int block, cudaStream_t stream);
     // The grid-stride kernel itself: DeviceReducer asks the occupancy API how
     // many of its blocks the GPU holds at once, and caps the grid there.
     static const void* grid_stride_kernel();

@@ -22,13 +22,11 @@ namespace lab07 {
 // out[i] = in[i] for offset <= i < n; out[0, offset) is not touched. One
 // thread per copied element, thread t copying element offset + t (so warps
 // start `offset` elements past a 128-byte boundary).
-void copy_with_offset(const float* in, float* out, std::size_t n, std::size_t offset,
-                      cudaStream_t stream = nullptr);
+void copy_with_offset(const float* in, float* out, std::size_t n, std::size_t offset, cudaStream_t stream = nullptr);
 
 // out[t * stride] = in[t * stride] for every t with t * stride < n; the
 // other elements of out are not touched. One thread per copied element.
-void copy_with_stride(const float* in, float* out, std::size_t n, std::size_t stride,
-                      cudaStream_t stream = nullptr);
+void copy_with_stride(const float* in, float* out, std::size_t n, std::size_t stride, cudaStream_t stream = nullptr);
 
 // ---- stage 2: transpose -----------------------------------------------------
 enum class Transpose { naive, tiled, padded };
@@ -89,12 +87,11 @@ void launch_transpose_tiled(const float* in, float* out, std::size_t rows, std::
                             cudaStream_t stream);
 void launch_transpose_padded(const float* in, float* out, std::size_t rows, std::size_t cols, dim3 grid, dim3 block,
                              cudaStream_t stream);
-void launch_tile_copy_row_wise(const float* in, float* out, std::size_t n, dim3 grid, dim3 block,
-                               cudaStream_t stream);
+void launch_tile_copy_row_wise(const float* in, float* out, std::size_t n, dim3 grid, dim3 block, cudaStream_t stream);
 void launch_tile_copy_column_wise(const float* in, float* out, std::size_t n, dim3 grid, dim3 block,
                                   cudaStream_t stream);
-void launch_powers(PowersLayout layout, const float* x, std::size_t n, float* out, int rounds, dim3 grid,
-                   dim3 block, cudaStream_t stream);
+void launch_powers(PowersLayout layout, const float* x, std::size_t n, float* out, int rounds, dim3 grid, dim3 block,
+                   cudaStream_t stream);
 
 // ---- host models (coalescing_model.cpp) -------------------------------------
 

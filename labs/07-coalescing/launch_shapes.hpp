@@ -6,8 +6,8 @@
 
 namespace lab07 {
 
-constexpr int kTile = 32;      // a tile is kTile x kTile floats
-constexpr int kBlockRows = 8;  // a block is kTile x kBlockRows threads; each thread moves kTile / kBlockRows elements
+constexpr int kTile = 32;        // a tile is kTile x kTile floats
+constexpr int kBlockRows = 8;    // a block is kTile x kBlockRows threads; each thread moves kTile / kBlockRows elements
 constexpr int kCopyBlock = 256;  // threads per block of the copies
 constexpr int kPowersWarps = 8;  // warps per block of the powers kernels
 

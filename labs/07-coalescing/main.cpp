@@ -29,9 +29,9 @@ namespace {
 
 struct Options {
     std::string stage = "all";
-    std::size_t n = std::size_t(1) << 26;  // copy length: 256 MiB of floats, far beyond L2
-    std::size_t size = 8192;               // transpose / tile copy: size x size floats
-    std::size_t rows = 0, cols = 0;        // a rectangular transpose instead
+    std::size_t n = std::size_t(1) << 26;       // copy length: 256 MiB of floats, far beyond L2
+    std::size_t size = 8192;                    // transpose / tile copy: size x size floats
+    std::size_t rows = 0, cols = 0;             // a rectangular transpose instead
     std::size_t inputs = std::size_t(1) << 22;  // powers: 4 Mi inputs, 512 MiB of outputs
     hpclab::cli::CommonOptions common;
 };
@@ -100,7 +100,8 @@ void run_copy(const Options& o, hpclab::Reporter& report, int* skipped) {
         if (offset == 0 || offset == 2 || offset == 32) {  // spot checks; the tests check every case
             d_out.copy_to_host(back.data(), n);
             for (std::size_t i = offset; i < n; i += 4099)
-                fail_if(back[i] != host[i], name + ": out[" + std::to_string(i) + "] is not in[" + std::to_string(i) + "]");
+                fail_if(back[i] != host[i],
+                        name + ": out[" + std::to_string(i) + "] is not in[" + std::to_string(i) + "]");
         }
         int sectors = 0;
         attempt("sectors_per_warp", skipped, [&] { sectors = lab07::sectors_per_warp(offset, 1, sizeof(float)); });
@@ -154,8 +155,8 @@ void run_transpose(const Options& o, hpclab::Reporter& report, int* skipped) {
         for (std::size_t r = 0; r < rows; ++r)
             for (std::size_t c = 0; c < cols; ++c)
                 if (back[c * rows + r] != host[r * cols + c])
-                    fail_if(true, name + ": out[" + std::to_string(c) + "][" + std::to_string(r) + "] = " +
-                                      std::to_string(back[c * rows + r]) + ", expected " +
+                    fail_if(true, name + ": out[" + std::to_string(c) + "][" + std::to_string(r) +
+                                      "] = " + std::to_string(back[c * rows + r]) + ", expected " +
                                       std::to_string(host[r * cols + c]));
         m.extra = {{"rows", double(rows)}, {"cols", double(cols)}};
         emit(report, m, copy_gbps);
@@ -232,7 +233,8 @@ void run_powers(const Options& o, hpclab::Reporter& report, int* skipped) {
 // on an H100 the window took 1.39 ms: fill 0.19, transpose 0.20, digest 1.02
 // (most of it a fixed cost of exact_digest's atomics).
 int serve(const Options& o) {
-    if (o.stage != "transpose") throw std::invalid_argument("--serve times the padded transpose: give --stage transpose");
+    if (o.stage != "transpose")
+        throw std::invalid_argument("--serve times the padded transpose: give --stage transpose");
     const std::size_t rows = o.rows ? o.rows : o.size, cols = o.cols ? o.cols : o.size;
     const std::size_t n = hpclab::checked_bytes(rows, cols);
     hpclab::cuda::require_gpu();
@@ -251,7 +253,8 @@ int run(const Options& o) {
     const bool all = o.stage == "all";
     const std::size_t rows = o.rows ? o.rows : o.size, cols = o.cols ? o.cols : o.size;
     // Sizes that cannot fit are refused before anything runs (GPU or not).
-    if (all || o.stage == "copy") hpclab::require_host_memory(hpclab::checked_bytes(o.n, 2 * sizeof(float)), "the copy arrays");
+    if (all || o.stage == "copy")
+        hpclab::require_host_memory(hpclab::checked_bytes(o.n, 2 * sizeof(float)), "the copy arrays");
     if (all || o.stage == "transpose")
         hpclab::require_host_memory(hpclab::checked_bytes(hpclab::checked_bytes(rows, cols), 2 * sizeof(float)),
                                     "the transpose's matrices");
@@ -279,9 +282,10 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
     return hpclab::cli::run_main("07-coalescing", [&] {
         Options o;
-        CLI::App app("Lab 07: coalescing and bank conflicts, measured against copies in the same run.\n"
-                     "With no arguments: every stage at its default size.",
-                     "07-coalescing");
+        CLI::App app(
+            "Lab 07: coalescing and bank conflicts, measured against copies in the same run.\n"
+            "With no arguments: every stage at its default size.",
+            "07-coalescing");
         app.add_option("--stage", o.stage, "which stage to run")
             ->check(CLI::IsMember({"all", "copy", "transpose", "powers"}))
             ->capture_default_str();
@@ -294,7 +298,8 @@ int main(int argc, char** argv) {
         const int code = hpclab::cli::parse(app, argc, argv);
         if (code >= 0) return code;
         if ((o.rows == 0) != (o.cols == 0)) throw std::invalid_argument("--rows and --cols go together");
-        if ((o.rows ? o.rows : o.size) > 2000000) throw std::invalid_argument("at most 2000000 rows (the grid's y limit)");
+        if ((o.rows ? o.rows : o.size) > 2000000)
+            throw std::invalid_argument("at most 2000000 rows (the grid's y limit)");
         return run(o);
     });
 }

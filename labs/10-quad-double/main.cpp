@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "host_reference.hpp"
 #include "hpclab/bench.hpp"
 #include "hpclab/cli.hpp"
 #include "hpclab/cuda.hpp"
@@ -19,7 +20,6 @@
 #include "hpclab/report.hpp"
 #include "hpclab/timed.hpp"
 #include "hpclab/timing.hpp"
-#include "host_reference.hpp"
 #include "md_operators.hpp"
 #include "qd_reference.hpp"
 #include "quad_double.hpp"
@@ -31,18 +31,19 @@ using namespace lab10;
 using hpclab::cuda::DeviceBuffer;
 
 struct Options {
-    std::size_t n = 1000000;        // Newton: numbers
-    std::size_t ops_n = 1 << 22;    // throughput: elements
-    std::size_t chain = 64;         // throughput: dependent operations per element
-    std::size_t sum_n = 10000000;   // reduction: numbers
-    std::size_t pi_n = 10000000;    // pi: intervals
-    int block = 128;                // Newton: threads per block
+    std::size_t n = 1000000;       // Newton: numbers
+    std::size_t ops_n = 1 << 22;   // throughput: elements
+    std::size_t chain = 64;        // throughput: dependent operations per element
+    std::size_t sum_n = 10000000;  // reduction: numbers
+    std::size_t pi_n = 10000000;   // pi: intervals
+    int block = 128;               // Newton: threads per block
     std::string bench = "all";
     hpclab::cli::CommonOptions common;
 };
 
 // Operands that stay finite through a long chain: b close to 1 for mul/div, small for add.
-template <class T> T operand(hpclab::Rng& rng, Op op, bool first);
+template <class T>
+T operand(hpclab::Rng& rng, Op op, bool first);
 template <>
 DoubleDouble operand<DoubleDouble>(hpclab::Rng& rng, Op op, bool first) {
     const DoubleDouble r = random_dd(rng, 0, true);  // in [1, 2)
@@ -90,7 +91,8 @@ void bench_ops(const Options& o, hpclab::Reporter& report, const char* format, d
         dc.copy_to_host(c.data(), n);
         for (std::size_t i : {std::size_t(0), n / 2, n - 1}) {
             if (!same_bits(c[i], run_chain(op, a[i], b[i], chain)))
-                throw std::runtime_error(name + ": device result differs from the host's at element " + std::to_string(i));
+                throw std::runtime_error(name + ": device result differs from the host's at element " +
+                                         std::to_string(i));
         }
         auto m = base(name + "_chain", n);
         m.seconds = compute;
@@ -137,11 +139,12 @@ void lecture_demo() {
         worst_ours = std::max(worst_ours, eo);
         most = std::max(most, iterations[i]);
     }
-    std::printf("Newton on x = 2..257 (the lecture's sqrt_gqd_kernel, n = 256):\n"
-                "  lecture, 10 steps from y0 = x : worst error %.2e, %d values with error > 1e-62 (first x = %d)\n"
-                "  from sqrt(x.hi), to convergence: worst error %.2e (%.1f ulps), at most %d steps\n"
-                "  sqrt(26) = %s\n",
-                worst_lecture, short_of, first, worst_ours, worst_ours / kQdEps, most, to_string(ours[24]).c_str());
+    std::printf(
+        "Newton on x = 2..257 (the lecture's sqrt_gqd_kernel, n = 256):\n"
+        "  lecture, 10 steps from y0 = x : worst error %.2e, %d values with error > 1e-62 (first x = %d)\n"
+        "  from sqrt(x.hi), to convergence: worst error %.2e (%.1f ulps), at most %d steps\n"
+        "  sqrt(26) = %s\n",
+        worst_lecture, short_of, first, worst_ours, worst_ours / kQdEps, most, to_string(ours[24]).c_str());
     if (worst_ours > 1e-62) throw std::runtime_error("Newton square roots fall short of quad-double precision");
 }
 
@@ -152,8 +155,8 @@ void bench_newton(const Options& o, hpclab::Reporter& report) {
     for (auto& v : x) v = random_qd(rng, 600, true);
     // The anchor: the same Newton with QD on all host cores.
     std::vector<QuadDouble> y_host;
-    const auto host = hpclab::repeat([&] { return hpclab::time_seconds([&] { host::qd_newton_sqrt(x, y_host); }); },
-                                     0, std::max(1, std::min(o.common.reps, 3)));
+    const auto host = hpclab::repeat([&] { return hpclab::time_seconds([&] { host::qd_newton_sqrt(x, y_host); }); }, 0,
+                                     std::max(1, std::min(o.common.reps, 3)));
     DeviceBuffer<QuadDouble> dx(n), dy(n);
     dx.copy_from_host(x.data(), n);
     const auto aos = hpclab::cuda::time_events([&] { launch_sqrt_newton(dx.get(), dy.get(), nullptr, n, o.block); },
@@ -173,7 +176,8 @@ void bench_newton(const Options& o, hpclab::Reporter& report) {
     const std::size_t step = std::max<std::size_t>(1, n / 20000);
     for (std::size_t i = 0; i < n; i += step) {
         worst = std::max(worst, relative_error(y[i], sqrt(to_qd_real(x[i]))));
-        if (!same_bits(y[i], y_soa[i])) throw std::runtime_error("interval layout differs at element " + std::to_string(i));
+        if (!same_bits(y[i], y_soa[i]))
+            throw std::runtime_error("interval layout differs at element " + std::to_string(i));
         if (relative_error(y[i], to_qd_real(y_host[i])) > 1e-60)
             throw std::runtime_error("GPU and QD Newton disagree at element " + std::to_string(i));
     }
@@ -194,8 +198,9 @@ void bench_newton(const Options& o, hpclab::Reporter& report) {
     ma.anchor = "QD+OpenMP";
     ma.ratio = aos.median / host.median;
     ma.extra = {{"speedup", host.median / aos.median}, {"worst_ulps", worst / kQdEps}, {"block", double(o.block)}};
-    report.emit(ma, fmt("  GPU, array of structures               %9.6f s  = %.0fx QD+OpenMP (bar 100x); worst %.2f ulps",
-                        aos.median, host.median / aos.median, worst / kQdEps));
+    report.emit(ma,
+                fmt("  GPU, array of structures               %9.6f s  = %.0fx QD+OpenMP (bar 100x); worst %.2f ulps",
+                    aos.median, host.median / aos.median, worst / kQdEps));
     auto ms = base("newton_qd_gpu_interval", n);
     ms.seconds = soa;
     ms.items = static_cast<double>(n);
@@ -203,8 +208,9 @@ void bench_newton(const Options& o, hpclab::Reporter& report) {
     ms.anchor = "QD+OpenMP";
     ms.ratio = soa.median / host.median;
     ms.extra = {{"speedup", host.median / soa.median}, {"aos_over_interval", aos.median / soa.median}};
-    report.emit(ms, fmt("  GPU, interval layout                   %9.6f s  = %.0fx QD+OpenMP; AoS time / interval time = %.2f",
-                        soa.median, host.median / soa.median, aos.median / soa.median));
+    report.emit(
+        ms, fmt("  GPU, interval layout                   %9.6f s  = %.0fx QD+OpenMP; AoS time / interval time = %.2f",
+                soa.median, host.median / soa.median, aos.median / soa.median));
 }
 
 void bench_sum(const Options& o, hpclab::Reporter& report) {
@@ -222,7 +228,8 @@ void bench_sum(const Options& o, hpclab::Reporter& report) {
                                     o.common.warmup, o.common.reps);
     const qd_real exact = host::qd_sum(x);  // the inputs are doubles: QD's sum is exact to ~1e-60
     const double err_gpu = relative_error(s, exact), err_cpu = relative_error(qd_real(dsum), exact);
-    if (!(err_gpu <= 1e-60)) throw std::runtime_error("the GPU quad-double sum is wrong: error " + std::to_string(err_gpu));
+    if (!(err_gpu <= 1e-60))
+        throw std::runtime_error("the GPU quad-double sum is wrong: error " + std::to_string(err_gpu));
     auto mc = base("sum_double_1core", n);
     mc.seconds = cpu;
     mc.items = double(n);
@@ -230,8 +237,8 @@ void bench_sum(const Options& o, hpclab::Reporter& report) {
     mc.anchor = "double sum, 1 core";
     mc.ratio = 1.0;
     mc.extra = {{"relative_error", err_cpu}};
-    report.emit(mc, fmt("sum of %.0f numbers: double, one CPU core  %9.6f s, relative error %.2e", double(n), cpu.median,
-                        err_cpu));
+    report.emit(mc, fmt("sum of %.0f numbers: double, one CPU core  %9.6f s, relative error %.2e", double(n),
+                        cpu.median, err_cpu));
     auto mg = base("sum_qd_gpu", n);
     mg.seconds = gpu;
     mg.items = double(n);
@@ -240,16 +247,18 @@ void bench_sum(const Options& o, hpclab::Reporter& report) {
     mg.ratio = gpu.median / cpu.median;
     mg.extra = {{"relative_error", err_gpu}};
     char line[256];
-    std::snprintf(line, sizeof line,
-                  "                     quad-double, GPU      %9.6f s, relative error %.2e: %s one core in double (%.2fx)",
-                  gpu.median, err_gpu, gpu.median <= cpu.median ? "as fast as" : "slower than", cpu.median / gpu.median);
+    std::snprintf(
+        line, sizeof line,
+        "                     quad-double, GPU      %9.6f s, relative error %.2e: %s one core in double (%.2fx)",
+        gpu.median, err_gpu, gpu.median <= cpu.median ? "as fast as" : "slower than", cpu.median / gpu.median);
     report.emit(mg, line);
 }
 
 void bench_pi(const Options& o, hpclab::Reporter& report) {
     const std::size_t n = o.pi_n;
     QuadDouble p{};
-    const auto gpu = hpclab::repeat([&] { return hpclab::time_seconds([&] { p = gpu_pi(n); }); }, o.common.warmup, o.common.reps);
+    const auto gpu =
+        hpclab::repeat([&] { return hpclab::time_seconds([&] { p = gpu_pi(n); }); }, o.common.warmup, o.common.reps);
     qd_real ph;
     const auto cpu = hpclab::repeat([&] { return hpclab::time_seconds([&] { ph = host::qd_pi(n); }); }, 0,
                                     std::max(1, std::min(o.common.reps, 3)));
@@ -268,8 +277,10 @@ void bench_pi(const Options& o, hpclab::Reporter& report) {
     mg.anchor = "QD+OpenMP";
     mg.ratio = gpu.median / cpu.median;
     mg.extra = {{"speedup", cpu.median / gpu.median}, {"error_vs_pi", err}};
-    report.emit(mg, fmt("                   GPU quad-double   %9.6f s = %.0fx; |pi_n - pi|/pi = %.2e (the rule's error, ~n^-1.5)",
-                        gpu.median, cpu.median / gpu.median, err));
+    report.emit(
+        mg,
+        fmt("                   GPU quad-double   %9.6f s = %.0fx; |pi_n - pi|/pi = %.2e (the rule's error, ~n^-1.5)",
+            gpu.median, cpu.median / gpu.median, err));
 }
 
 // --serve: the grader times the graded benchmark, Newton square roots of n quad doubles in the
@@ -296,7 +307,8 @@ int serve(const Options& o) {
 int run(const Options& o) {
     if (!o.common.serve.empty()) return serve(o);
     // Host copies of the inputs: Newton (x, y, the layouts: ~6 quad doubles per number).
-    hpclab::require_host_memory(hpclab::checked_bytes(o.n, 6 * sizeof(QuadDouble)), "Newton on " + std::to_string(o.n) + " numbers");
+    hpclab::require_host_memory(hpclab::checked_bytes(o.n, 6 * sizeof(QuadDouble)),
+                                "Newton on " + std::to_string(o.n) + " numbers");
     hpclab::require_host_memory(hpclab::checked_bytes(o.ops_n, 3 * sizeof(QuadDouble)), "the throughput arrays");
     hpclab::require_host_memory(hpclab::checked_bytes(o.sum_n, sizeof(QuadDouble) + sizeof(double)), "the sum");
     if (o.block <= 0) throw std::invalid_argument("--block must be positive");
@@ -320,7 +332,8 @@ int run(const Options& o) {
         part("lecture demo", [&] { lecture_demo(); });
     }
     if (all || o.bench == "ops") {
-        const double copy = hpclab::cuda::measure_copy_gbps(std::max<std::size_t>(256u << 20, 3 * o.ops_n * sizeof(QuadDouble)));
+        const double copy =
+            hpclab::cuda::measure_copy_gbps(std::max<std::size_t>(256u << 20, 3 * o.ops_n * sizeof(QuadDouble)));
         report.note(fmt("throughput, %.0f elements (device copy: %.0f GB/s)", double(o.ops_n), copy));
         part("double-double throughput", [&] { bench_ops<DoubleDouble>(o, report, "dd", copy); });
         part("quad-double throughput", [&] { bench_ops<QuadDouble>(o, report, "qd", copy); });
@@ -337,9 +350,10 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
     return hpclab::cli::run_main("10-quad-double", [&] {
         Options o;
-        CLI::App app("Lab 10: double-double and quad-double arithmetic on the GPU, checked against QD.\n"
-                     "With no arguments: the lecture's demos and every benchmark at moderate sizes.",
-                     "10-quad-double");
+        CLI::App app(
+            "Lab 10: double-double and quad-double arithmetic on the GPU, checked against QD.\n"
+            "With no arguments: the lecture's demos and every benchmark at moderate sizes.",
+            "10-quad-double");
         hpclab::cli::add_count(app, "--n", o.n, "Newton: number of quad doubles", 1);
         hpclab::cli::add_count(app, "--ops-n", o.ops_n, "throughput: elements per operation", 1);
         hpclab::cli::add_count(app, "--chain", o.chain, "throughput: dependent operations per element", 1);

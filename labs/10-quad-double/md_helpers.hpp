@@ -125,11 +125,7 @@ MD_HD inline QuadDouble qd_mul_d(QuadDouble a, double b) {
 
 // ---- stage 5a: complex quad-double (exercise 2) --------------------------------------------------
 
-MD_HD inline ComplexQd cqd_add(ComplexQd a, ComplexQd b) {
-    return make_cqd(qd_add(a.re, b.re), qd_add(a.im, b.im));
-}
-MD_HD inline ComplexQd cqd_sub(ComplexQd a, ComplexQd b) {
-    return make_cqd(qd_sub(a.re, b.re), qd_sub(a.im, b.im));
-}
+MD_HD inline ComplexQd cqd_add(ComplexQd a, ComplexQd b) { return make_cqd(qd_add(a.re, b.re), qd_add(a.im, b.im)); }
+MD_HD inline ComplexQd cqd_sub(ComplexQd a, ComplexQd b) { return make_cqd(qd_sub(a.re, b.re), qd_sub(a.im, b.im)); }
 
 }  // namespace lab10

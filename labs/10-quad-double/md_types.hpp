@@ -157,7 +157,7 @@ inline std::ostream& operator<<(std::ostream& os, const DoubleDouble& a) { retur
 
 // Unit roundoff of the formats as QD defines it (dd_real::_eps, qd_real::_eps): the
 // "ulp" in which errors are reported.
-constexpr double kDdEps = 4.93038065763132e-32;   // 2^-104
-constexpr double kQdEps = 1.21543267145725e-63;   // 2^-209
+constexpr double kDdEps = 4.93038065763132e-32;  // 2^-104
+constexpr double kQdEps = 1.21543267145725e-63;  // 2^-209
 
 }  // namespace lab10

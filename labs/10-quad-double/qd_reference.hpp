@@ -44,9 +44,7 @@ inline double relative_error(const qd_real& got, const qd_real& ref) {
     if (ref.is_zero()) return diff.x[0];
     return (diff / abs(ref)).x[0];
 }
-inline double relative_error(const QuadDouble& got, const qd_real& ref) {
-    return relative_error(to_qd_real(got), ref);
-}
+inline double relative_error(const QuadDouble& got, const qd_real& ref) { return relative_error(to_qd_real(got), ref); }
 inline double relative_error(const DoubleDouble& got, const dd_real& ref) {
     return relative_error(qd_real(got.v.x, got.v.y, 0.0, 0.0), qd_real(ref.x[0], ref.x[1], 0.0, 0.0));
 }
@@ -56,8 +54,7 @@ inline bool same_bits(const DoubleDouble& a, const DoubleDouble& b) {
     return same_bits(a.v.x, b.v.x) && same_bits(a.v.y, b.v.y);
 }
 inline bool same_bits(const QuadDouble& a, const QuadDouble& b) {
-    return same_bits(a.v.x, b.v.x) && same_bits(a.v.y, b.v.y) && same_bits(a.v.z, b.v.z) &&
-           same_bits(a.v.w, b.v.w);
+    return same_bits(a.v.x, b.v.x) && same_bits(a.v.y, b.v.y) && same_bits(a.v.z, b.v.z) && same_bits(a.v.w, b.v.w);
 }
 
 }  // namespace lab10

@@ -40,8 +40,7 @@ void launch_sqrt_lecture(const QuadDouble* x, QuadDouble* y, std::size_t n);
 // block: threads per block (the device may refuse it: that throws hpclab::cuda::CudaError).
 constexpr int kMaxNewtonIterations = 8;
 constexpr double kNewtonTolerance = 6.223015277861142e-61;  // 2^-200
-void launch_sqrt_newton(const QuadDouble* x, QuadDouble* y, int* iterations, std::size_t n,
-                        int block = 128);
+void launch_sqrt_newton(const QuadDouble* x, QuadDouble* y, int* iterations, std::size_t n, int block = 128);
 
 // Stage 4: the same computation in the "interval" layout (structure of arrays): word k of
 // element i at x[k * n + i]; y likewise. Must give the same bits as launch_sqrt_newton.
@@ -82,8 +81,8 @@ inline std::vector<QuadDouble> gpu_sqrt_lecture(const std::vector<QuadDouble>& x
     return y;
 }
 
-inline std::vector<QuadDouble> gpu_sqrt_newton(const std::vector<QuadDouble>& x,
-                                               std::vector<int>* iterations = nullptr, int block = 128) {
+inline std::vector<QuadDouble> gpu_sqrt_newton(const std::vector<QuadDouble>& x, std::vector<int>* iterations = nullptr,
+                                               int block = 128) {
     const std::size_t n = x.size();
     hpclab::cuda::DeviceBuffer<QuadDouble> dx(n), dy(n);
     hpclab::cuda::DeviceBuffer<int> dit(n);
@@ -134,8 +133,8 @@ inline QuadDouble gpu_sum(const std::vector<QuadDouble>& x) {
     return gpu_sum(dx.get(), x.size());
 }
 
-inline std::vector<ComplexQd> gpu_complex_newton(const std::vector<ComplexQd>& c,
-                                                 const std::vector<ComplexQd>& z0, int steps) {
+inline std::vector<ComplexQd> gpu_complex_newton(const std::vector<ComplexQd>& c, const std::vector<ComplexQd>& z0,
+                                                 int steps) {
     const std::size_t n = c.size();
     hpclab::cuda::DeviceBuffer<ComplexQd> dc(n), dz(n);
     dc.copy_from_host(c.data(), n);

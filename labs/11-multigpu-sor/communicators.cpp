@@ -22,15 +22,18 @@ StripComm::~StripComm() {
     if (cart_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&cart_);
 }
 
-StripComm::StripComm(StripComm&& o) noexcept
-    : cart_(o.cart_), n_(o.n_), range_(o.range_), up_(o.up_), down_(o.down_) {
+StripComm::StripComm(StripComm&& o) noexcept : cart_(o.cart_), n_(o.n_), range_(o.range_), up_(o.up_), down_(o.down_) {
     o.cart_ = MPI_COMM_NULL;
 }
 
 StripComm& StripComm::operator=(StripComm&& o) noexcept {
     if (this != &o) {
         if (cart_ != MPI_COMM_NULL) MPI_Comm_free(&cart_);
-        cart_ = o.cart_; n_ = o.n_; range_ = o.range_; up_ = o.up_; down_ = o.down_;
+        cart_ = o.cart_;
+        n_ = o.n_;
+        range_ = o.range_;
+        up_ = o.up_;
+        down_ = o.down_;
         o.cart_ = MPI_COMM_NULL;
     }
     return *this;
@@ -41,8 +44,8 @@ int StripComm::size() const { return hpclab::mpi::size(cart_); }
 
 // ---- BlockComm --------------------------------------------------------------
 
-BlockComm::BlockComm(MPI_Comm cart, int n, const int dims[2], RowRange rows, RowRange cols, int up, int down,
-                     int left, int right)
+BlockComm::BlockComm(MPI_Comm cart, int n, const int dims[2], RowRange rows, RowRange cols, int up, int down, int left,
+                     int right)
     : cart_(cart), n_(n), rows_(rows), cols_(cols), up_(up), down_(down), left_(left), right_(right) {
     dims_[0] = dims[0];
     dims_[1] = dims[1];
@@ -59,9 +62,16 @@ BlockComm::BlockComm(BlockComm&& o) noexcept { *this = std::move(o); }
 BlockComm& BlockComm::operator=(BlockComm&& o) noexcept {
     if (this != &o) {
         if (cart_ != MPI_COMM_NULL) MPI_Comm_free(&cart_);
-        cart_ = o.cart_; n_ = o.n_; rows_ = o.rows_; cols_ = o.cols_;
-        up_ = o.up_; down_ = o.down_; left_ = o.left_; right_ = o.right_;
-        dims_[0] = o.dims_[0]; dims_[1] = o.dims_[1];
+        cart_ = o.cart_;
+        n_ = o.n_;
+        rows_ = o.rows_;
+        cols_ = o.cols_;
+        up_ = o.up_;
+        down_ = o.down_;
+        left_ = o.left_;
+        right_ = o.right_;
+        dims_[0] = o.dims_[0];
+        dims_[1] = o.dims_[1];
         o.cart_ = MPI_COMM_NULL;
     }
     return *this;
@@ -74,9 +84,7 @@ std::vector<double> gather_grid(const StripComm& sc, const Strip& s) {
     // Rank 0 also sends global row 0 (its top halo is the boundary), the
     // last rank also row n+1; everyone else only its owned rows.
     auto first_row_sent = [&](int r) { return r == 0 ? 0 : strip_rows(n, size, r).first; };
-    auto rows_sent = [&](int r) {
-        return strip_rows(n, size, r).rows + (r == 0 ? 1 : 0) + (r == size - 1 ? 1 : 0);
-    };
+    auto rows_sent = [&](int r) { return strip_rows(n, size, r).rows + (r == 0 ? 1 : 0) + (r == size - 1 ? 1 : 0); };
     std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
     for (int r = 0; r < size; ++r) {
         counts[static_cast<std::size_t>(r)] = rows_sent(r) * w;
@@ -85,8 +93,8 @@ std::vector<double> gather_grid(const StripComm& sc, const Strip& s) {
     const int me = sc.rank();
     const double* send = &s.u[s.index(me == 0 ? 0 : 1, 0)];
     std::vector<double> grid(me == 0 ? static_cast<std::size_t>(n + 2) * static_cast<std::size_t>(w) : 0);
-    HPCLAB_MPI_CHECK(MPI_Gatherv(send, counts[static_cast<std::size_t>(me)], MPI_DOUBLE, grid.data(),
-                                 counts.data(), displs.data(), MPI_DOUBLE, 0, sc.comm()));
+    HPCLAB_MPI_CHECK(MPI_Gatherv(send, counts[static_cast<std::size_t>(me)], MPI_DOUBLE, grid.data(), counts.data(),
+                                 displs.data(), MPI_DOUBLE, 0, sc.comm()));
     return grid;
 }
 
@@ -95,8 +103,7 @@ std::vector<double> gather_block_interior(const BlockComm& bc, const Block& b) {
     // it where the block's coordinates say.
     std::vector<double> mine(static_cast<std::size_t>(b.rows) * static_cast<std::size_t>(b.cols));
     for (int li = 1; li <= b.rows; ++li)
-        for (int lj = 1; lj <= b.cols; ++lj)
-            mine[static_cast<std::size_t>(li - 1) * b.cols + (lj - 1)] = b.at(li, lj);
+        for (int lj = 1; lj <= b.cols; ++lj) mine[static_cast<std::size_t>(li - 1) * b.cols + (lj - 1)] = b.at(li, lj);
     const int size = hpclab::mpi::size(bc.comm()), me = hpclab::mpi::rank(bc.comm());
     if (me != 0) {
         HPCLAB_MPI_CHECK(MPI_Send(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, 0, 9, bc.comm()));
@@ -109,9 +116,11 @@ std::vector<double> gather_block_interior(const BlockComm& bc, const Block& b) {
         HPCLAB_MPI_CHECK(MPI_Cart_coords(bc.comm(), r, 2, coords));
         const RowRange rows = strip_rows(n, bc.dim(0), coords[0]), cols = strip_rows(n, bc.dim(1), coords[1]);
         std::vector<double> part(static_cast<std::size_t>(rows.rows) * static_cast<std::size_t>(cols.rows));
-        if (r == 0) part = mine;
-        else HPCLAB_MPI_CHECK(MPI_Recv(part.data(), static_cast<int>(part.size()), MPI_DOUBLE, r, 9, bc.comm(),
-                                       MPI_STATUS_IGNORE));
+        if (r == 0)
+            part = mine;
+        else
+            HPCLAB_MPI_CHECK(
+                MPI_Recv(part.data(), static_cast<int>(part.size()), MPI_DOUBLE, r, 9, bc.comm(), MPI_STATUS_IGNORE));
         for (int a = 0; a < rows.rows; ++a)
             for (int c = 0; c < cols.rows; ++c)
                 grid[static_cast<std::size_t>(rows.first - 1 + a) * n + (cols.first - 1 + c)] =

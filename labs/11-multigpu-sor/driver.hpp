@@ -21,7 +21,7 @@ namespace lab11_driver {
 
 struct Options {
     std::string mode = "demo";
-    std::size_t n = 0;        // 0: the mode's default
+    std::size_t n = 0;  // 0: the mode's default
     std::size_t sweeps = 20;
     std::string layout = "both";
     std::string exchange = "all";

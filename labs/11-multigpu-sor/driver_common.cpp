@@ -22,10 +22,10 @@ bool is_root() { return hpclab::mpi::is_root(); }
 hpclab::Reporter reporter(const Options& o) { return hpclab::Reporter(o.common.json, is_root()); }
 
 void require_strip_memory(int n, int rows, int arrays, const std::string& what) {
-    hpclab::require_host_memory(
-        hpclab::checked_bytes(hpclab::checked_bytes(static_cast<std::size_t>(rows) + 2, static_cast<std::size_t>(n) + 4),
-                              static_cast<std::size_t>(arrays) * sizeof(double)),
-        what);
+    hpclab::require_host_memory(hpclab::checked_bytes(hpclab::checked_bytes(static_cast<std::size_t>(rows) + 2,
+                                                                            static_cast<std::size_t>(n) + 4),
+                                                      static_cast<std::size_t>(arrays) * sizeof(double)),
+                                what);
 }
 
 int to_grid_size(std::size_t n) {

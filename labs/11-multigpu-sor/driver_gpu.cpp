@@ -105,7 +105,8 @@ int run_gpu(const Options& o) {
             }
             hpclab::Measurement m;
             // Plain loads keep the short name: the benchmark scores "rb-separated".
-            m.name = std::string("rb-") + layout_name(l) + (how == Loads::Plain ? "" : std::string("-") + loads_name(how));
+            m.name =
+                std::string("rb-") + layout_name(l) + (how == Loads::Plain ? "" : std::string("-") + loads_name(how));
             m.n = static_cast<std::size_t>(n);
             m.seconds = stats;
             m.items = double(n) * n * sweeps;

@@ -20,7 +20,8 @@ using namespace lab11;
 
 int run_pingpong(const Options& o) {
     if (hpclab::mpi::size() < 2)
-        throw hpclab::cli::Unavailable("the ping-pong needs 2 ranks: mpirun -np 2 " + std::string(kLab) + " --mode pingpong");
+        throw hpclab::cli::Unavailable("the ping-pong needs 2 ranks: mpirun -np 2 " + std::string(kLab) +
+                                       " --mode pingpong");
     const int n = o.n ? to_grid_size(o.n) : 4096;
     // Contiguous messages of 8 B .. 8 MiB, and strided ones: k doubles, one per
     // row of a grid of width n + 2 (a column halo, as blocks would need).
@@ -33,7 +34,8 @@ int run_pingpong(const Options& o) {
         HPCLAB_MPI_CHECK(MPI_Type_commit(&column));
         double best = 1e30;
         for (int t = 0; t < 3; ++t)
-            best = std::min(best, pingpong_one_way(MPI_COMM_WORLD, grid.data(), grid2.data(), 1, column, k < 4096 ? 200 : 20));
+            best = std::min(
+                best, pingpong_one_way(MPI_COMM_WORLD, grid.data(), grid2.data(), 1, column, k < 4096 ? 200 : 20));
         strided.push_back(best);
         MPI_Type_free(&column);
     }
@@ -62,9 +64,12 @@ int run_pingpong(const Options& o) {
     m.n = static_cast<std::size_t>(sc.n());
     m.seconds.median = m.seconds.min = m.seconds.max = m.seconds.mean = measured;
     m.seconds.count = reps;
-    m.extra = {{"startup_us", fit.startup_s * 1e6}, {"gb_per_s_fit", 1e-9 / fit.per_byte_s},
-               {"column_startup_us", sfit.startup_s * 1e6}, {"column_gb_per_s_fit", 1e-9 / sfit.per_byte_s},
-               {"predicted_s", predicted}, {"prediction_error", (predicted - measured) / measured}};
+    m.extra = {{"startup_us", fit.startup_s * 1e6},
+               {"gb_per_s_fit", 1e-9 / fit.per_byte_s},
+               {"column_startup_us", sfit.startup_s * 1e6},
+               {"column_gb_per_s_fit", 1e-9 / sfit.per_byte_s},
+               {"predicted_s", predicted},
+               {"prediction_error", (predicted - measured) / measured}};
     char line[200];
     std::snprintf(line, sizeof line, "halo exchange of %d-double rows: measured %.2f us, model %.2f us (error %+.0f%%)",
                   sc.n() + 2, measured * 1e6, predicted * 1e6, 100 * (predicted - measured) / measured);
@@ -77,9 +82,8 @@ int run_pingpong(const Options& o) {
         PinnedBuffer<char> host(std::size_t(1) << 28);
         hpclab::cuda::DeviceBuffer<char> dev(std::size_t(1) << 28);
         for (std::size_t bytes = 1 << 16; bytes <= (std::size_t(1) << 28); bytes *= 4) {
-            const auto st = hpclab::cuda::time_events([&] {
-                HPCLAB_CUDA_CHECK(cudaMemcpy(host.get(), dev.get(), bytes, cudaMemcpyDeviceToHost));
-            }, 1, 5);
+            const auto st = hpclab::cuda::time_events(
+                [&] { HPCLAB_CUDA_CHECK(cudaMemcpy(host.get(), dev.get(), bytes, cudaMemcpyDeviceToHost)); }, 1, 5);
             nb.push_back(double(bytes));
             tb.push_back(st.median);
         }
@@ -87,8 +91,8 @@ int run_pingpong(const Options& o) {
         const LinearFit lf = fit_latency_bandwidth(nb, tb);
         hpclab::Measurement c;
         c.name = "device-to-host-fit";
-        c.extra = {{"a", pf.a}, {"b", pf.b}, {"startup_us", lf.startup_s * 1e6},
-                   {"gb_per_s_fit", 1e-9 / lf.per_byte_s}};
+        c.extra = {
+            {"a", pf.a}, {"b", pf.b}, {"startup_us", lf.startup_s * 1e6}, {"gb_per_s_fit", 1e-9 / lf.per_byte_s}};
         char fit_line[200];
         std::snprintf(fit_line, sizeof fit_line,
                       "device -> pinned host copies: T(n) = %.3g n^%.3f s (thesis: b = 0.99); linear: %.2f us + n / "

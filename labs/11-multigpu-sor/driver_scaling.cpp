@@ -49,9 +49,10 @@ int run_scaling(const Options& o) {
         const bool staged = name.find("staged") != std::string::npos;
         if (staged) m.extra.push_back({"exchange_share", t.exchange_seconds / t.seconds});
         char line[256];
-        const int used = std::snprintf(
-            line, sizeof line, "  %-18s %6d^2  T1(%d^2) %.3f ms  T%d %.3f ms per sweep  efficiency %.3f  overhead %.1f us",
-            name.c_str(), size, n, t1 * 1e3, p, t.seconds * 1e3, efficiency, overhead * 1e6);
+        const int used =
+            std::snprintf(line, sizeof line,
+                          "  %-18s %6d^2  T1(%d^2) %.3f ms  T%d %.3f ms per sweep  efficiency %.3f  overhead %.1f us",
+                          name.c_str(), size, n, t1 * 1e3, p, t.seconds * 1e3, efficiency, overhead * 1e6);
         if (staged)
             std::snprintf(line + used, sizeof line - used, ", exchange %.0f%%", 100 * t.exchange_seconds / t.seconds);
         out.emit(m, line);

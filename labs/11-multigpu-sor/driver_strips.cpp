@@ -47,8 +47,8 @@ struct Context {
     const Options& o;
     int n, sweeps;
     double omega;
-    Strip start;  // the whole problem on rank 0 when checking, else empty
-    std::optional<double> anchor;   // seconds per sweep of the plain strips
+    Strip start;                   // the whole problem on rank 0 when checking, else empty
+    std::optional<double> anchor;  // seconds per sweep of the plain strips
     std::optional<ExchangeModel> model;
     double exchange_alone = 0;  // seconds of one staged exchange with (almost) no compute between
     hpclab::Reporter report;
@@ -66,8 +66,8 @@ double staged_exchange_alone(const StripComm& sc, Layout l, const Options& o) {
     const StripComm thin_comm(dup, sc.n(), thin, sc.up(), sc.down());
     DeviceStrip d = upload(make_problem(ProblemKind::LaplaceHarmonic, sc.n(), thin.first, thin.rows), l);
     const long sweeps = 50;
-    const SweepTimes t = time_per_sweep([&] { return gpu_mpi_sweeps(thin_comm, d, 1.5, sweeps, Exchange::Staged); },
-                                        o, sweeps, thin_comm.comm());
+    const SweepTimes t = time_per_sweep([&] { return gpu_mpi_sweeps(thin_comm, d, 1.5, sweeps, Exchange::Staged); }, o,
+                                        sweeps, thin_comm.comm());
     return t.exchange_seconds / 2;  // two exchanges per sweep
 }
 
@@ -88,11 +88,11 @@ void check_and_time(Context& c, const Variant& v, bool is_anchor, bool report_ex
     }
     char line[480];
     int used = std::snprintf(line, sizeof line, "  %-30s %8.3f ms per sweep", v.name.c_str(), t.seconds * 1e3);
-    if (c.anchor && !is_anchor)
-        used += std::snprintf(line + used, sizeof line - used, "  %.2fx strips", m.ratio);
+    if (c.anchor && !is_anchor) used += std::snprintf(line + used, sizeof line - used, "  %.2fx strips", m.ratio);
     if (report_exchange) {
         m.extra.push_back({"exchange_share", t.exchange_seconds / t.seconds});
-        used += std::snprintf(line + used, sizeof line - used, "  exchange %.0f%%", 100 * t.exchange_seconds / t.seconds);
+        used +=
+            std::snprintf(line + used, sizeof line - used, "  exchange %.0f%%", 100 * t.exchange_seconds / t.seconds);
     }
     if (c.model && neighbours_for_model > 0) {
         // Two exchanges per sweep (one before each colour).
@@ -209,8 +209,8 @@ int run_gpus(Context& c) {
     const Strip strip = make_problem(ProblemKind::PoissonSine, c.n, sc.range().first, sc.range().rows);
     if (p >= 2) {
         const double row = 8.0 * row_pitch(Layout::Separated, c.n);
-        c.model = fit_exchange_model(MPI_COMM_WORLD, std::max<std::size_t>(std::size_t(1) << 20,
-                                                                           4 * static_cast<std::size_t>(row)));
+        c.model = fit_exchange_model(MPI_COMM_WORLD,
+                                     std::max<std::size_t>(std::size_t(1) << 20, 4 * static_cast<std::size_t>(row)));
         char line[240];
         std::snprintf(line, sizeof line,
                       "model: message %.2f us + %.1f GB/s; device->host %.2f us + %.1f GB/s; host->device %.2f us + "
@@ -251,19 +251,19 @@ int run_gpus(Context& c) {
         }
         const BlockComm bc = make_block_comm(c.n, MPI_COMM_WORLD);
         const Block block = cut_block(make_problem(ProblemKind::PoissonSine, c.n), bc.rows(), bc.cols());
-        check_and_time(c,
-                       {"gpu-blocks-" + std::to_string(bc.dim(0)) + "x" + std::to_string(bc.dim(1)) + "-" +
-                            layout_name(l),
-                        [&](long sweeps) {
-                            d = upload(block, l);
-                            return gpu_mpi_block_sweeps(bc, d, c.omega, sweeps);
-                        },
-                        [&] {
-                            Block back = block;
-                            download(d, back);
-                            return gather_block_interior(bc, back);
-                        }},
-                       false, true);
+        check_and_time(
+            c,
+            {"gpu-blocks-" + std::to_string(bc.dim(0)) + "x" + std::to_string(bc.dim(1)) + "-" + layout_name(l),
+             [&](long sweeps) {
+                 d = upload(block, l);
+                 return gpu_mpi_block_sweeps(bc, d, c.omega, sweeps);
+             },
+             [&] {
+                 Block back = block;
+                 download(d, back);
+                 return gather_block_interior(bc, back);
+             }},
+            false, true);
         Strip wide_start;
         wide_variants(c, sc, [&](int bs) {
             const RowRange r = wide_rows(sc, wide_halo_depth(bs));

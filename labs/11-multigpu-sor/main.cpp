@@ -31,9 +31,15 @@ int run_demo(const Options& o) {
     root_out() << "Laplace with u = x^2 - y^2 on the boundary, " << n << " x " << n
                << " interior points; stop at residual <= " << tol << " x initial (checked every 5 sweeps)\n";
     const double w = omega_opt(n);
-    struct Run { const char* name; Method m; double omega; };
-    const Run runs[] = {{"Jacobi", Method::Jacobi, 1.0}, {"Gauss-Seidel", Method::GaussSeidel, 1.0},
-                        {"SOR omega=1.9 (thesis cap)", Method::Sor, 1.9}, {"SOR omega_opt", Method::Sor, w},
+    struct Run {
+        const char* name;
+        Method m;
+        double omega;
+    };
+    const Run runs[] = {{"Jacobi", Method::Jacobi, 1.0},
+                        {"Gauss-Seidel", Method::GaussSeidel, 1.0},
+                        {"SOR omega=1.9 (thesis cap)", Method::Sor, 1.9},
+                        {"SOR omega_opt", Method::Sor, w},
                         {"red-black SOR omega_opt", Method::RedBlackSor, w}};
     bool ok = true;
     for (const Run& r : runs) {
@@ -98,10 +104,13 @@ int run_demo(const Options& o) {
             ok = ok && same;
             d = upload(make_problem(ProblemKind::LaplaceHarmonic, m), l);
             gpu_red_black_sweep(d, 1.5);
-            const double s =
-                hpclab::cuda::time_events([&] { for (int k = 0; k < 20; ++k) gpu_red_black_sweep(d, 1.5); }, 0, 1)
-                    .median /
-                20;
+            const double s = hpclab::cuda::time_events(
+                                 [&] {
+                                     for (int k = 0; k < 20; ++k) gpu_red_black_sweep(d, 1.5);
+                                 },
+                                 0, 1)
+                                 .median /
+                             20;
             const double gbps = 24.0 * m * m / s / 1e9;
             std::printf("  GPU %-9s %d^2: %.2f Gupdates/s, %.0f GB/s effective = %.2fx device copy (%.0f GB/s); %s\n",
                         layout_name(l), m, m * double(m) / s / 1e9, gbps, gbps / copy, copy,
@@ -118,11 +127,12 @@ int main(int argc, char** argv) {
     using namespace lab11_driver;
     return hpclab::cli::run_main(kLab, [&] {
         Options o;
-        CLI::App app("Lab 11: red-black SOR on the CPU, one GPU, and one GPU per MPI rank.\n"
-                     "With no arguments: the CPU methods compared on a problem with a known answer,\n"
-                     "the MPI strips checked against serial, and one GPU against a device copy if present.\n"
-                     "Several ranks: mpirun -np 2 11-multigpu-sor --mode strips --device gpu",
-                     kLab);
+        CLI::App app(
+            "Lab 11: red-black SOR on the CPU, one GPU, and one GPU per MPI rank.\n"
+            "With no arguments: the CPU methods compared on a problem with a known answer,\n"
+            "the MPI strips checked against serial, and one GPU against a device copy if present.\n"
+            "Several ranks: mpirun -np 2 11-multigpu-sor --mode strips --device gpu",
+            kLab);
         app.add_option("--mode", o.mode,
                        "demo | gpu (one GPU: layouts, loads) | strips (decompositions: strips, blocks, wide halos) | "
                        "scaling | pingpong")

@@ -67,8 +67,8 @@ inline Strip make_problem(ProblemKind kind, int n, int first_row = 1, int rows =
     if (rows < 0) rows = n;
     if (n < 1 || first_row < 1 || rows < 1 || first_row + rows > n + 1)
         throw std::invalid_argument("make_problem: rows [" + std::to_string(first_row) + ", " +
-                                    std::to_string(first_row + rows) + ") do not fit a grid of " +
-                                    std::to_string(n) + " interior rows");
+                                    std::to_string(first_row + rows) + ") do not fit a grid of " + std::to_string(n) +
+                                    " interior rows");
     Strip s;
     s.n = n;
     s.first_row = first_row;
@@ -146,8 +146,7 @@ struct SolveResult {
 // check_every < 1, max_iters < 0 or tol < 0 (or NaN). A residual0 of zero
 // converges at 0 iterations.
 SolveResult iterate_to_tolerance(const std::function<void(long sweeps)>& sweeps,
-                                 const std::function<double()>& residual, double tol, int check_every,
-                                 long max_iters);
+                                 const std::function<double()>& residual, double tol, int check_every, long max_iters);
 
 // Iterate `method` (omega is ignored by Jacobi and Gauss-Seidel) with the
 // stopping rule of iterate_to_tolerance.
@@ -205,8 +204,8 @@ StripComm make_strip_comm(int n, MPI_Comm comm);
 // (MPI_Sendrecv; MPI_PROC_NULL neighbours leave the receive buffers alone).
 // The pointers may be host memory, pinned memory, or device memory with a
 // CUDA-aware MPI.
-void exchange_rows(const StripComm& sc, const double* send_top, const double* send_bottom,
-                   double* recv_top, double* recv_bottom, int count);
+void exchange_rows(const StripComm& sc, const double* send_top, const double* send_bottom, double* recv_top,
+                   double* recv_bottom, int count);
 // Halo rows of a host strip: owned row 1 goes up, row `rows` goes down;
 // rows 0 and rows+1 are filled from the neighbours.
 void exchange_halos(const StripComm& sc, Strip& s);
@@ -220,8 +219,7 @@ double mpi_residual_norm(const StripComm& sc, const Strip& s);
 // (given: communicators.cpp).
 std::vector<double> gather_grid(const StripComm& sc, const Strip& s);
 // solve() for RedBlackSor across the ranks (same stopping rule, same result).
-SolveResult mpi_solve(const StripComm& sc, Strip& s, double omega, double tol, int check_every,
-                      long max_iters);
+SolveResult mpi_solve(const StripComm& sc, Strip& s, double omega, double tol, int check_every, long max_iters);
 
 // ---- stage 2c: wide halos, exchanged every few sweeps (student/sor_mpi.cpp) -
 // Holtet's idea, which the thesis tried (section 5.2, Fig. 5.5): send several
@@ -311,8 +309,7 @@ struct Block {
 // Cut the block rows r x columns c (with their ring) out of a whole-grid
 // strip (first_row = 1, rows = n) (given).
 inline Block cut_block(const Strip& full, RowRange r, RowRange c) {
-    if (full.first_row != 1 || full.rows != full.n)
-        throw std::invalid_argument("cut_block: needs the whole grid");
+    if (full.first_row != 1 || full.rows != full.n) throw std::invalid_argument("cut_block: needs the whole grid");
     Block blk;
     blk.n = full.n;
     blk.first_row = r.first;

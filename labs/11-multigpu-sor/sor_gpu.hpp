@@ -80,7 +80,9 @@ public:
         texture.readMode = cudaReadModeElementType;
         HPCLAB_CUDA_CHECK(cudaCreateTextureObject(&tex_, &resource, &texture, nullptr));
     }
-    ~LinearTexture() { if (tex_) cudaDestroyTextureObject(tex_); }
+    ~LinearTexture() {
+        if (tex_) cudaDestroyTextureObject(tex_);
+    }
     LinearTexture(const LinearTexture&) = delete;
     LinearTexture& operator=(const LinearTexture&) = delete;
     LinearTexture(LinearTexture&& o) noexcept : tex_(o.tex_) { o.tex_ = 0; }
@@ -105,11 +107,11 @@ struct DeviceStrip {
     int n = 0, first_row = 1, rows = 0;
     int first_col = 1, cols = 0;
     Layout layout = Layout::Natural;
-    int pitch = 0;                            // doubles per row
-    hpclab::cuda::DeviceBuffer<double> u;     // (rows + 2) x pitch
-    hpclab::cuda::DeviceBuffer<double> rhs;   // same, or empty (null) when f = 0
-    Loads loads = Loads::Plain;               // set with set_loads()
-    LinearTexture tex;                        // over u, when loads == Texture
+    int pitch = 0;                           // doubles per row
+    hpclab::cuda::DeviceBuffer<double> u;    // (rows + 2) x pitch
+    hpclab::cuda::DeviceBuffer<double> rhs;  // same, or empty (null) when f = 0
+    Loads loads = Loads::Plain;              // set with set_loads()
+    LinearTexture tex;                       // over u, when loads == Texture
 
     double* row(int local_row) const { return u.get() + static_cast<std::size_t>(local_row) * pitch; }
     std::size_t row_bytes() const { return static_cast<std::size_t>(pitch) * sizeof(double); }
@@ -178,7 +180,9 @@ public:
     explicit PinnedBuffer(std::size_t n) : n_(n) {
         if (n_) HPCLAB_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&p_), n_ * sizeof(T)));
     }
-    ~PinnedBuffer() { if (p_) cudaFreeHost(p_); }
+    ~PinnedBuffer() {
+        if (p_) cudaFreeHost(p_);
+    }
     PinnedBuffer(const PinnedBuffer&) = delete;
     PinnedBuffer& operator=(const PinnedBuffer&) = delete;
     T* get() const { return p_; }
@@ -204,7 +208,9 @@ public:
         HPCLAB_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
         return greatest;
     }
-    ~Stream() { if (s_) cudaStreamDestroy(s_); }
+    ~Stream() {
+        if (s_) cudaStreamDestroy(s_);
+    }
     Stream(const Stream&) = delete;
     Stream& operator=(const Stream&) = delete;
     cudaStream_t get() const { return s_; }
@@ -217,7 +223,9 @@ private:
 class Event {
 public:
     Event() { HPCLAB_CUDA_CHECK(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
-    ~Event() { if (e_) cudaEventDestroy(e_); }
+    ~Event() {
+        if (e_) cudaEventDestroy(e_);
+    }
     Event(const Event&) = delete;
     Event& operator=(const Event&) = delete;
     cudaEvent_t get() const { return e_; }
@@ -287,8 +295,7 @@ SweepTimes gpu_mpi_sweeps(const StripComm& sc, DeviceStrip& d, double omega, lon
 // and the colour kernels then shrink the updated rows by one per colour, as
 // mpi_red_black_sweeps_wide does on the CPU. The owned rows end bitwise equal
 // to the serial sweeps. Throws std::invalid_argument like the CPU version.
-SweepTimes gpu_mpi_sweeps_wide(const StripComm& sc, DeviceStrip& d, double omega, long sweeps,
-                               int sweeps_per_exchange);
+SweepTimes gpu_mpi_sweeps_wide(const StripComm& sc, DeviceStrip& d, double omega, long sweeps, int sweeps_per_exchange);
 
 // 2-D blocks on GPUs: d holds this rank's block (upload of a Block). Before
 // each colour the halos are exchanged through pinned host buffers: rows as

@@ -17,8 +17,7 @@ namespace lab11 {
 // contracted FMA rounds once instead of twice, so GPU results would differ
 // from the CPU's in the last bit and no bitwise test could compare them.
 // (The host side is built for x86-64 without -mfma, where GCC cannot contract.)
-LAB11_HD inline double sor_update(double c, double l, double r, double up, double dn, double b,
-                                  double omega) {
+LAB11_HD inline double sor_update(double c, double l, double r, double up, double dn, double b, double omega) {
 #ifdef __CUDA_ARCH__
     const double s = __dadd_rn(__dadd_rn(__dadd_rn(l, r), __dadd_rn(up, dn)), b);
     const double gs = __dmul_rn(s, 0.25);

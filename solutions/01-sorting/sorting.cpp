@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <stdexcept>
 
-
 namespace lab01 {
 
 int compare_doubles(const void* a, const void* b) {
@@ -28,8 +27,7 @@ void std_sort_lambda(double* data, std::size_t n) {
     std::sort(data, data + n, [](double a, double b) { return a < b; });
 }
 
-std::vector<double> seconds_per_n_log2_n(const std::vector<std::size_t>& n,
-                                         const std::vector<double>& seconds) {
+std::vector<double> seconds_per_n_log2_n(const std::vector<std::size_t>& n, const std::vector<double>& seconds) {
     if (n.size() != seconds.size())
         throw std::invalid_argument("seconds_per_n_log2_n: " + std::to_string(n.size()) + " sizes but " +
                                     std::to_string(seconds.size()) + " times");

@@ -14,8 +14,7 @@ namespace lab02 {
 int bucket_of(double x, int p) {
     if (p < 1) throw std::invalid_argument("bucket_of: p = " + std::to_string(p) + " buckets; need p >= 1");
     // Written so that NaN fails too: every comparison with NaN is false.
-    if (!(x >= 0.0 && x <= 1.0))
-        throw std::invalid_argument("bucket_of: " + std::to_string(x) + " is outside [0, 1]");
+    if (!(x >= 0.0 && x <= 1.0)) throw std::invalid_argument("bucket_of: " + std::to_string(x) + " is outside [0, 1]");
     // x = 1.0 gives p exactly: it belongs to the last bucket. (For doubles
     // x < 1, x * p stays below p under round-to-nearest; the common variant
     // x / (1.0 / p) does not: p = 3, x = 1 - 2^-53 gives 3.0. The clamp
@@ -40,12 +39,12 @@ Buckets split_into_buckets(const double* x, std::size_t n, int p) {
     // Pass 2: copy each value to the next free slot of its bucket.
     b.values.resize(n);
     std::vector<int> next = b.displs;
-    for (std::size_t i = 0; i < n; ++i) b.values[static_cast<std::size_t>(next[static_cast<std::size_t>(bucket[i])]++)] = x[i];
+    for (std::size_t i = 0; i < n; ++i)
+        b.values[static_cast<std::size_t>(next[static_cast<std::size_t>(bucket[i])]++)] = x[i];
     return b;
 }
 
-std::vector<double> sort_root_distributes(const std::vector<double>& all_on_root, MPI_Comm comm,
-                                          SortReport* report) {
+std::vector<double> sort_root_distributes(const std::vector<double>& all_on_root, MPI_Comm comm, SortReport* report) {
     if (report) *report = SortReport{};
     const int p = hpclab::mpi::size(comm), rank = hpclab::mpi::rank(comm);
     Buckets buckets;
@@ -71,8 +70,8 @@ std::vector<double> sort_root_distributes(const std::vector<double>& all_on_root
             throw BadInput(0, rank == 0 ? error : "rank 0 found a value outside [0, 1]");
         }
         mine.resize(static_cast<std::size_t>(my_count));
-        HPCLAB_MPI_CHECK(MPI_Scatterv(buckets.values.data(), buckets.counts.data(), buckets.displs.data(),
-                                      MPI_DOUBLE, mine.data(), my_count, MPI_DOUBLE, 0, comm));
+        HPCLAB_MPI_CHECK(MPI_Scatterv(buckets.values.data(), buckets.counts.data(), buckets.displs.data(), MPI_DOUBLE,
+                                      mine.data(), my_count, MPI_DOUBLE, 0, comm));
     }
     {
         PhaseClock clock(field(report, &SortReport::compute_seconds));
@@ -125,8 +124,8 @@ std::vector<double> sort_fan_out(const std::vector<double>& local, MPI_Comm comm
         if (total > std::numeric_limits<int>::max())
             throw std::length_error("sort_fan_out: a bucket of more than 2^31 - 1 numbers");
         mine.resize(static_cast<std::size_t>(total));
-        HPCLAB_MPI_CHECK(MPI_Alltoallv(out.values.data(), out.counts.data(), out.displs.data(), MPI_DOUBLE,
-                                       mine.data(), in_counts.data(), in_displs.data(), MPI_DOUBLE, comm));
+        HPCLAB_MPI_CHECK(MPI_Alltoallv(out.values.data(), out.counts.data(), out.displs.data(), MPI_DOUBLE, mine.data(),
+                                       in_counts.data(), in_displs.data(), MPI_DOUBLE, comm));
     }
     {
         PhaseClock clock(field(report, &SortReport::compute_seconds));

@@ -56,11 +56,11 @@ std::pair<std::size_t, std::size_t> partition3(T* v, std::size_t n, const T pivo
 template <class T, class Less>
 T median_of_three(const T& a, const T& b, const T& c, Less less) {
     if (less(a, b)) {
-        if (less(b, c)) return b;       // a < b < c
-        return less(a, c) ? c : a;      // a < b, c <= b
+        if (less(b, c)) return b;   // a < b < c
+        return less(a, c) ? c : a;  // a < b, c <= b
     }
-    if (less(a, c)) return a;           // b <= a < c
-    return less(b, c) ? c : b;          // b <= a, c <= a
+    if (less(a, c)) return a;   // b <= a < c
+    return less(b, c) ? c : b;  // b <= a, c <= a
 }
 
 namespace detail {

@@ -104,8 +104,7 @@ void launch_poly_newton(const double2* a, int degree, const double2* starts, dou
                         int trials, double tol, int max_iterations, int block_size) {
     const int blocks = blocks_for(trials, block_size);
     if (trials == 0) return;
-    poly_newton_kernel<<<blocks, block_size>>>(a, degree, starts, roots, iterations_used, trials, tol,
-                                               max_iterations);
+    poly_newton_kernel<<<blocks, block_size>>>(a, degree, starts, roots, iterations_used, trials, tol, max_iterations);
     HPCLAB_CUDA_CHECK_LAUNCH();
 }
 
@@ -119,8 +118,7 @@ bool add_if_new(std::vector<double2>& found, double2 z, double radius) {
 }
 }  // namespace
 
-int count_distinct_roots(const std::vector<double2>& roots, const std::vector<int>& iterations_used,
-                         double radius) {
+int count_distinct_roots(const std::vector<double2>& roots, const std::vector<int>& iterations_used, double radius) {
     std::vector<double2> found;
     for (std::size_t t = 0; t < roots.size() && t < iterations_used.size(); ++t)
         if (iterations_used[t] >= 0) add_if_new(found, roots[t], radius);
@@ -132,8 +130,7 @@ int trials_to_find(const std::vector<double2>& roots, const std::vector<int>& it
     if (wanted <= 0) return 0;
     std::vector<double2> found;
     for (std::size_t t = 0; t < roots.size() && t < iterations_used.size(); ++t) {
-        if (iterations_used[t] >= 0 && add_if_new(found, roots[t], radius) &&
-            static_cast<int>(found.size()) == wanted)
+        if (iterations_used[t] >= 0 && add_if_new(found, roots[t], radius) && static_cast<int>(found.size()) == wanted)
             return static_cast<int>(t) + 1;
     }
     return -1;

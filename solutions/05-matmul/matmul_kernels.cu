@@ -100,7 +100,9 @@ __global__ void tiled_kernel(int n, int m, int p, const T* A, const T* B, T* C) 
 constexpr int kThreads = 256;
 
 template <class T>
-struct Quad { T v[4]; };
+struct Quad {
+    T v[4];
+};
 
 template <class T>
 __device__ __forceinline__ Quad<T> load_quad(const T* p);
@@ -135,13 +137,13 @@ __device__ __forceinline__ void store_quad<double>(double* p, const Quad<double>
 // 8 of B (one shared-memory wavefront each) instead of 2 and 16.
 template <class T, int BK, int kMinBlocks, bool kWarp4x8, bool kVec>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
-final_kernel(int n, int m, int p, const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C) {
+    final_kernel(int n, int m, int p, const T* __restrict__ A, const T* __restrict__ B, T* __restrict__ C) {
     constexpr int BM = kFinalBM, BN = kFinalBN, TM = kFinalTM, TN = kFinalTN;
     static_assert(BM * BK == 4 * kThreads * (BK / 8) && BN * BK == 4 * kThreads * (BK / 8),
                   "each thread moves BK/8 quads of A and of B per step");
     static_assert(TM == 8 && TN == 8 && BM == 128 && BN == 128, "the thread layout below assumes 8x8 of 128x128");
-    constexpr int kLoads = BK / 8;   // quads of A (and of B) per thread per step
-    constexpr int kPad = 4;          // As rows padded: transposed stores hit distinct banks
+    constexpr int kLoads = BK / 8;  // quads of A (and of B) per thread per step
+    constexpr int kPad = 4;         // As rows padded: transposed stores hit distinct banks
     __shared__ __align__(16) T As[2][BK][BM + kPad];
     __shared__ __align__(16) T Bs[2][BK][BN];
 
@@ -253,8 +255,8 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 
 template <class T, int TILE>
 Launch launch_tiled(int n, int m, int p, const T* A, const T* B, T* C) {
-    Launch l{reinterpret_cast<const void*>(&tiled_kernel<T, TILE>),
-             dim3(blocks_for(p, TILE), blocks_for(n, TILE)), dim3(TILE, TILE), 0};
+    Launch l{reinterpret_cast<const void*>(&tiled_kernel<T, TILE>), dim3(blocks_for(p, TILE), blocks_for(n, TILE)),
+             dim3(TILE, TILE), 0};
     tiled_kernel<T, TILE><<<l.grid, l.block>>>(n, m, p, A, B, C);
     HPCLAB_CUDA_CHECK_LAUNCH();
     return l;
@@ -310,8 +312,8 @@ Launch Launchers<T>::naive_2d_row_x(int n, int m, int p, const T* A, const T* B,
 template <class T>
 Launch Launchers<T>::naive_2d(int n, int m, int p, const T* A, const T* B, T* C) {
     const dim3 block(32, 8);
-    Launch l{reinterpret_cast<const void*>(&naive_2d_kernel<T>),
-             dim3(blocks_for(p, block.x), blocks_for(n, block.y)), block, 0};
+    Launch l{reinterpret_cast<const void*>(&naive_2d_kernel<T>), dim3(blocks_for(p, block.x), blocks_for(n, block.y)),
+             block, 0};
     naive_2d_kernel<T><<<l.grid, l.block>>>(n, m, p, A, B, C);
     HPCLAB_CUDA_CHECK_LAUNCH();
     return l;

@@ -163,42 +163,39 @@ __global__ void trapezoid_block_sums(std::size_t intervals, double* __restrict__
 // ---- the passes: each launches its kernel (see Pass in reduction.hpp) -------
 
 template <class T>
-void Pass<T>::interleaved(const T* in, std::size_t n, T* partial, std::size_t blocks, int block,
-                          cudaStream_t stream) {
+void Pass<T>::interleaved(const T* in, std::size_t n, T* partial, std::size_t blocks, int block, cudaStream_t stream) {
     reduce_interleaved<T><<<static_cast<unsigned>(blocks), block, block * sizeof(T), stream>>>(in, n, partial);
     HPCLAB_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
-void Pass<T>::sequential(const T* in, std::size_t n, T* partial, std::size_t blocks, int block,
-                         cudaStream_t stream) {
+void Pass<T>::sequential(const T* in, std::size_t n, T* partial, std::size_t blocks, int block, cudaStream_t stream) {
     reduce_sequential<T><<<static_cast<unsigned>(blocks), block, block * sizeof(T), stream>>>(in, n, partial);
     HPCLAB_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
-void Pass<T>::first_add(const T* in, std::size_t n, T* partial, std::size_t blocks, int block,
-                        cudaStream_t stream) {
+void Pass<T>::first_add(const T* in, std::size_t n, T* partial, std::size_t blocks, int block, cudaStream_t stream) {
     reduce_first_add<T><<<static_cast<unsigned>(blocks), block, block * sizeof(T), stream>>>(in, n, partial);
     HPCLAB_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
-void Pass<T>::warp_shuffle(const T* in, std::size_t n, T* partial, std::size_t blocks, int block,
-                           cudaStream_t stream) {
+void Pass<T>::warp_shuffle(const T* in, std::size_t n, T* partial, std::size_t blocks, int block, cudaStream_t stream) {
     reduce_warp_shuffle<T><<<static_cast<unsigned>(blocks), block, 0, stream>>>(in, n, partial);
     HPCLAB_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
-void Pass<T>::grid_stride(const T* in, std::size_t n, T* partial, std::size_t blocks, int block,
-                          cudaStream_t stream) {
+void Pass<T>::grid_stride(const T* in, std::size_t n, T* partial, std::size_t blocks, int block, cudaStream_t stream) {
     reduce_grid_stride<T><<<static_cast<unsigned>(blocks), block, 0, stream>>>(in, n, partial);
     HPCLAB_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
-const void* Pass<T>::grid_stride_kernel() { return reinterpret_cast<const void*>(&reduce_grid_stride<T>); }
+const void* Pass<T>::grid_stride_kernel() {
+    return reinterpret_cast<const void*>(&reduce_grid_stride<T>);
+}
 
 void trapezoid_pass(std::size_t intervals, double* partial, std::size_t blocks, int block) {
     trapezoid_block_sums<<<static_cast<unsigned>(blocks), block>>>(intervals, partial);

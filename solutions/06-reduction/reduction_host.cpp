@@ -39,8 +39,7 @@ std::size_t blocks_for(Method m, std::size_t n, int block, std::size_t max_resid
     const std::size_t b = static_cast<std::size_t>(block);
     switch (m) {
         case Method::interleaved:
-        case Method::sequential:
-            return ceil_div(n, b);
+        case Method::sequential: return ceil_div(n, b);
         case Method::first_add:
         case Method::warp_shuffle:
             // Each thread loads two elements, so a block covers 2 * block;

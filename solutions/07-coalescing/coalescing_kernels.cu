@@ -136,8 +136,10 @@ __global__ void powers_kernel(const float* __restrict__ x, std::size_t n, float*
             v *= xi;  // x^(k + 2)
             // thread-major: the 32 lanes store 32 words apart, all in bank k:
             // a 32-way conflict. power-major: 32 consecutive words.
-            if (Layout == PowersLayout::thread_major) t[lane * kPowers + k] = v;
-            else t[k * 32 + lane] = v;
+            if (Layout == PowersLayout::thread_major)
+                t[lane * kPowers + k] = v;
+            else
+                t[k * 32 + lane] = v;
         }
         __syncwarp();  // the table is complete before lanes read each other's slots
     }
@@ -184,8 +186,7 @@ void launch_transpose_padded(const float* in, float* out, std::size_t rows, std:
     HPCLAB_CUDA_CHECK_LAUNCH();
 }
 
-void launch_tile_copy_row_wise(const float* in, float* out, std::size_t n, dim3 grid, dim3 block,
-                               cudaStream_t stream) {
+void launch_tile_copy_row_wise(const float* in, float* out, std::size_t n, dim3 grid, dim3 block, cudaStream_t stream) {
     tile_copy_row_wise_kernel<<<grid, block, 0, stream>>>(in, out, n);
     HPCLAB_CUDA_CHECK_LAUNCH();
 }
@@ -196,8 +197,8 @@ void launch_tile_copy_column_wise(const float* in, float* out, std::size_t n, di
     HPCLAB_CUDA_CHECK_LAUNCH();
 }
 
-void launch_powers(PowersLayout layout, const float* x, std::size_t n, float* out, int rounds, dim3 grid,
-                   dim3 block, cudaStream_t stream) {
+void launch_powers(PowersLayout layout, const float* x, std::size_t n, float* out, int rounds, dim3 grid, dim3 block,
+                   cudaStream_t stream) {
     if (layout == PowersLayout::thread_major) {
         powers_kernel<PowersLayout::thread_major><<<grid, block, 0, stream>>>(x, n, out, rounds);
     } else {

@@ -166,8 +166,7 @@ MD_HD inline QuadDouble qd_mul(QuadDouble a, QuadDouble b) {
     s1 = two_sum(s1, t0, t0);
     s2 += (t0 + t1);
     // O(eps^3) terms.
-    s1 += mul_rn(a.v.x, b.v.w) + mul_rn(a.v.y, b.v.z) + mul_rn(a.v.z, b.v.y) + mul_rn(a.v.w, b.v.x) +
-          q0 + q3 + q4 + q5;
+    s1 += mul_rn(a.v.x, b.v.w) + mul_rn(a.v.y, b.v.z) + mul_rn(a.v.z, b.v.y) + mul_rn(a.v.w, b.v.x) + q0 + q3 + q4 + q5;
     renorm(p0, p1, s0, s1, s2);
     return make_qd(p0, p1, s0, s1);
 }
@@ -213,8 +212,7 @@ MD_HD inline int compare(QuadDouble a, QuadDouble b) {
 
 // (a + bi)(c + di) = (ac - bd) + (ad + bc) i
 MD_HD inline ComplexQd cqd_mul(ComplexQd a, ComplexQd b) {
-    return make_cqd(qd_sub(qd_mul(a.re, b.re), qd_mul(a.im, b.im)),
-                    qd_add(qd_mul(a.re, b.im), qd_mul(a.im, b.re)));
+    return make_cqd(qd_sub(qd_mul(a.re, b.re), qd_mul(a.im, b.im)), qd_add(qd_mul(a.re, b.im), qd_mul(a.im, b.re)));
 }
 // (a + bi)/(c + di) = ((ac + bd) + (bc - ad) i) / (c^2 + d^2)
 MD_HD inline ComplexQd cqd_div(ComplexQd a, ComplexQd b) {

@@ -49,9 +49,7 @@ __global__ void sqrt_newton_interval_kernel(const double* x, double* y, std::siz
     y[3 * n + i] = r.v.w;
 }
 
-unsigned blocks_for(std::size_t n, int block) {
-    return static_cast<unsigned>((n + block - 1) / block);
-}
+unsigned blocks_for(std::size_t n, int block) { return static_cast<unsigned>((n + block - 1) / block); }
 
 }  // namespace
 
@@ -73,7 +71,7 @@ namespace {
 
 // ---- stage 5b: lecture 34's second (less divergent) reduction, in quad-double ---------------
 
-constexpr int kSumBlock = 256;   // a power of two: the tree halves it
+constexpr int kSumBlock = 256;  // a power of two: the tree halves it
 constexpr unsigned kSumGrid = 1024;
 
 // Tree sum of the block's values: in step s, threads 0..s-1 add the value s places above, so

@@ -12,8 +12,8 @@ namespace {
 
 // Weighted least squares for y = c0 + c1 x, weights w (all > 0); throws on
 // degenerate input.
-void least_squares(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& w,
-                   double* c0, double* c1) {
+void least_squares(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& w, double* c0,
+                   double* c1) {
     if (x.size() != y.size() || x.size() < 2)
         throw std::invalid_argument("a fit needs at least 2 points and as many times as sizes");
     double sw = 0, mx = 0, my = 0;

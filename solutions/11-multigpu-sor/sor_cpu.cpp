@@ -27,8 +27,8 @@ double omega_opt(int n) {
 void jacobi_sweep(const Strip& in, Strip& out) {
     if (in.n != out.n || in.rows != out.rows || in.u.size() != out.u.size() || in.rhs.size() != out.rhs.size())
         throw std::invalid_argument("jacobi_sweep: strips of different shapes");
-    // omega = 1: the plain average of the old neighbours (plus b / 4).
-#pragma omp parallel for schedule(static) if (static_cast<long>(in.rows) * in.n >= kParallelPoints)
+        // omega = 1: the plain average of the old neighbours (plus b / 4).
+#pragma omp parallel for schedule(static) if (static_cast <long>(in.rows) * in.n >= kParallelPoints)
     for (int li = 1; li <= in.rows; ++li)
         for (int j = 1; j <= in.n; ++j)
             out.at(li, j) = sor_update(in.at(li, j), in.at(li, j - 1), in.at(li, j + 1), in.at(li - 1, j),
@@ -39,24 +39,24 @@ void sor_sweep(Strip& s, double omega) {
     // Lexicographic: left and up neighbours are already new (a sequential sweep).
     for (int li = 1; li <= s.rows; ++li)
         for (int j = 1; j <= s.n; ++j)
-            s.at(li, j) = sor_update(s.at(li, j), s.at(li, j - 1), s.at(li, j + 1), s.at(li - 1, j),
-                                     s.at(li + 1, j), s.b(li, j), omega);
+            s.at(li, j) = sor_update(s.at(li, j), s.at(li, j - 1), s.at(li, j + 1), s.at(li - 1, j), s.at(li + 1, j),
+                                     s.b(li, j), omega);
 }
 
 void red_black_colour_rows(Strip& s, int colour, double omega, int row_begin, int row_end) {
     if (row_begin < 1 || row_end > s.rows + 1)
         throw std::invalid_argument("red_black_colour_rows: rows [" + std::to_string(row_begin) + ", " +
                                     std::to_string(row_end) + ") outside [1, " + std::to_string(s.rows + 1) + ")");
-    // Points of one colour only read points of the other colour, so all the
-    // updates of a colour are independent and their order does not matter.
-#pragma omp parallel for schedule(static) if (static_cast<long>(row_end - row_begin) * s.n >= kParallelPoints)
+        // Points of one colour only read points of the other colour, so all the
+        // updates of a colour are independent and their order does not matter.
+#pragma omp parallel for schedule(static) if (static_cast <long>(row_end - row_begin) * s.n >= kParallelPoints)
     for (int li = row_begin; li < row_end; ++li) {
         const int i = s.global_row(li);
         // First column j >= 1 with (i + j) % 2 == colour.
         const int j0 = 1 + ((i + 1 + colour) & 1);
         for (int j = j0; j <= s.n; j += 2)
-            s.at(li, j) = sor_update(s.at(li, j), s.at(li, j - 1), s.at(li, j + 1), s.at(li - 1, j),
-                                     s.at(li + 1, j), s.b(li, j), omega);
+            s.at(li, j) = sor_update(s.at(li, j), s.at(li, j - 1), s.at(li, j + 1), s.at(li - 1, j), s.at(li + 1, j),
+                                     s.b(li, j), omega);
     }
 }
 
@@ -69,7 +69,7 @@ void red_black_sweep(Strip& s, double omega) {
 
 std::vector<double> residual_row_sums(const Strip& s) {
     std::vector<double> sums(static_cast<std::size_t>(s.rows), 0.0);
-#pragma omp parallel for schedule(static) if (static_cast<long>(s.rows) * s.n >= kParallelPoints)
+#pragma omp parallel for schedule(static) if (static_cast <long>(s.rows) * s.n >= kParallelPoints)
     for (int li = 1; li <= s.rows; ++li) {
         double sum = 0;
         for (int j = 1; j <= s.n; ++j) {
@@ -130,7 +130,8 @@ SolveResult solve(Strip& s, Method method, double omega, double tol, int check_e
             }
         }
     };
-    return iterate_to_tolerance(sweeps, [&] { return residual_norm(s); }, tol, check_every, max_iters);
+    return iterate_to_tolerance(
+        sweeps, [&] { return residual_norm(s); }, tol, check_every, max_iters);
 }
 
 }  // namespace lab11

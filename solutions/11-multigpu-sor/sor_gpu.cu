@@ -129,8 +129,7 @@ __global__ void sum_partials(const double* __restrict__ partial, int count, doub
 
 }  // namespace
 
-void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end,
-                          cudaStream_t stream) {
+void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end, cudaStream_t stream) {
     if (row_begin < 1 || row_end > d.rows + 1 || colour < 0 || colour > 1)
         throw std::invalid_argument("gpu_red_black_colour: rows [" + std::to_string(row_begin) + ", " +
                                     std::to_string(row_end) + ") outside [1, " + std::to_string(d.rows + 1) + ")");

@@ -177,8 +177,8 @@ namespace {
 
 // Local columns `first` and `second`, rows 1..rows, into out[0..rows) and
 // out[rows..2 rows): the strided column halos made contiguous for one copy.
-__global__ void pack_columns(const double* __restrict__ u, int rows, int pitch, int parity, Layout layout,
-                             int first, int second, double* __restrict__ out) {
+__global__ void pack_columns(const double* __restrict__ u, int rows, int pitch, int parity, Layout layout, int first,
+                             int second, double* __restrict__ out) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= 2 * rows) return;
     const int li = 1 + k % rows, lj = k < rows ? first : second;
@@ -229,11 +229,12 @@ void staged_block_exchange(const BlockComm& bc, DeviceStrip& d, double* send, do
     HPCLAB_MPI_CHECK(MPI_Sendrecv(send_columns + rows, rows, MPI_DOUBLE, bc.right(), 3, recv_columns, rows, MPI_DOUBLE,
                                   bc.left(), 3, comm, MPI_STATUS_IGNORE));
     if (up) HPCLAB_CUDA_CHECK(cudaMemcpyAsync(d.row(0), recv_top, row_bytes, cudaMemcpyHostToDevice, stream));
-    if (down) HPCLAB_CUDA_CHECK(cudaMemcpyAsync(d.row(rows + 1), recv_bottom, row_bytes, cudaMemcpyHostToDevice, stream));
+    if (down)
+        HPCLAB_CUDA_CHECK(cudaMemcpyAsync(d.row(rows + 1), recv_bottom, row_bytes, cudaMemcpyHostToDevice, stream));
     if (left || right) {
         HPCLAB_CUDA_CHECK(cudaMemcpyAsync(packed_recv, recv_columns, column_bytes, cudaMemcpyHostToDevice, stream));
-        unpack_columns<<<blocks, kPackThreads, 0, stream>>>(d.u.get(), rows, pitch, d.parity(), d.layout, 0,
-                                                            d.cols + 1, left, right, packed_recv);
+        unpack_columns<<<blocks, kPackThreads, 0, stream>>>(d.u.get(), rows, pitch, d.parity(), d.layout, 0, d.cols + 1,
+                                                            left, right, packed_recv);
         HPCLAB_CUDA_CHECK_LAUNCH();
     }
     HPCLAB_CUDA_CHECK(cudaStreamSynchronize(stream));  // the pinned buffers are reused next time
@@ -242,8 +243,8 @@ void staged_block_exchange(const BlockComm& bc, DeviceStrip& d, double* send, do
 }  // namespace
 
 SweepTimes gpu_mpi_block_sweeps(const BlockComm& bc, DeviceStrip& d, double omega, long sweeps) {
-    if (d.n != bc.n() || d.first_row != bc.rows().first || d.rows != bc.rows().rows ||
-        d.first_col != bc.cols().first || d.cols != bc.cols().rows)
+    if (d.n != bc.n() || d.first_row != bc.rows().first || d.rows != bc.rows().rows || d.first_col != bc.cols().first ||
+        d.cols != bc.cols().rows)
         throw std::invalid_argument("gpu_mpi_block_sweeps: the device grid is not this rank's block");
     const std::size_t host = 2 * static_cast<std::size_t>(d.pitch) + 2 * static_cast<std::size_t>(d.rows);
     PinnedBuffer<double> send(host), recv(host);

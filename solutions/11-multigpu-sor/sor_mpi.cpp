@@ -48,20 +48,20 @@ StripComm make_strip_comm(int n, MPI_Comm comm) {
     return StripComm(cart, n, strip_rows(n, size, rank), up, down);
 }
 
-void exchange_rows(const StripComm& sc, const double* send_top, const double* send_bottom,
-                   double* recv_top, double* recv_bottom, int count) {
+void exchange_rows(const StripComm& sc, const double* send_top, const double* send_bottom, double* recv_top,
+                   double* recv_bottom, int count) {
     // Two shifts: everyone sends up and receives from below, then the other
     // way. MPI_Sendrecv cannot deadlock, and MPI_PROC_NULL ends the chain.
-    HPCLAB_MPI_CHECK(MPI_Sendrecv(send_top, count, MPI_DOUBLE, sc.up(), 0, recv_bottom, count, MPI_DOUBLE,
-                                  sc.down(), 0, sc.comm(), MPI_STATUS_IGNORE));
-    HPCLAB_MPI_CHECK(MPI_Sendrecv(send_bottom, count, MPI_DOUBLE, sc.down(), 1, recv_top, count, MPI_DOUBLE,
-                                  sc.up(), 1, sc.comm(), MPI_STATUS_IGNORE));
+    HPCLAB_MPI_CHECK(MPI_Sendrecv(send_top, count, MPI_DOUBLE, sc.up(), 0, recv_bottom, count, MPI_DOUBLE, sc.down(), 0,
+                                  sc.comm(), MPI_STATUS_IGNORE));
+    HPCLAB_MPI_CHECK(MPI_Sendrecv(send_bottom, count, MPI_DOUBLE, sc.down(), 1, recv_top, count, MPI_DOUBLE, sc.up(), 1,
+                                  sc.comm(), MPI_STATUS_IGNORE));
 }
 
 void exchange_halos(const StripComm& sc, Strip& s) {
     const int w = s.width();
-    exchange_rows(sc, &s.u[s.index(1, 0)], &s.u[s.index(s.rows, 0)], &s.u[s.index(0, 0)],
-                  &s.u[s.index(s.rows + 1, 0)], w);
+    exchange_rows(sc, &s.u[s.index(1, 0)], &s.u[s.index(s.rows, 0)], &s.u[s.index(0, 0)], &s.u[s.index(s.rows + 1, 0)],
+                  w);
 }
 
 void mpi_red_black_sweep(const StripComm& sc, Strip& s, double omega) {
@@ -83,8 +83,8 @@ double mpi_residual_norm(const StripComm& sc, const Strip& s) {
         displs[static_cast<std::size_t>(r)] = rr.first - 1;
     }
     std::vector<double> all(sc.rank() == 0 ? static_cast<std::size_t>(sc.n()) : 0);
-    HPCLAB_MPI_CHECK(MPI_Gatherv(mine.data(), s.rows, MPI_DOUBLE, all.data(), counts.data(), displs.data(),
-                                 MPI_DOUBLE, 0, sc.comm()));
+    HPCLAB_MPI_CHECK(MPI_Gatherv(mine.data(), s.rows, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE,
+                                 0, sc.comm()));
     double total = 0;
     if (sc.rank() == 0)
         for (double row : all) total += row;  // the serial order: row 1, 2, ..., n
@@ -98,7 +98,7 @@ SolveResult mpi_solve(const StripComm& sc, Strip& s, double omega, double tol, i
             for (long k = 0; k < sweeps; ++k) mpi_red_black_sweep(sc, s, omega);
         },
         [&] {
-            exchange_halos(sc, s);  // the residual reads the halo rows: bring them up to date
+            exchange_halos(sc, s);            // the residual reads the halo rows: bring them up to date
             return mpi_residual_norm(sc, s);  // the same value on every rank
         },
         tol, check_every, max_iters);
@@ -184,15 +184,15 @@ void exchange_block_halos(const BlockComm& bc, Block& b) {
     MPI_Datatype column;
     HPCLAB_MPI_CHECK(MPI_Type_vector(b.rows, 1, w, MPI_DOUBLE, &column));
     HPCLAB_MPI_CHECK(MPI_Type_commit(&column));
-    HPCLAB_MPI_CHECK(MPI_Sendrecv(&b.u[b.index(1, 1)], 1, column, bc.left(), 2, &b.u[b.index(1, b.cols + 1)], 1,
-                                  column, bc.right(), 2, bc.comm(), MPI_STATUS_IGNORE));
+    HPCLAB_MPI_CHECK(MPI_Sendrecv(&b.u[b.index(1, 1)], 1, column, bc.left(), 2, &b.u[b.index(1, b.cols + 1)], 1, column,
+                                  bc.right(), 2, bc.comm(), MPI_STATUS_IGNORE));
     HPCLAB_MPI_CHECK(MPI_Sendrecv(&b.u[b.index(1, b.cols)], 1, column, bc.right(), 3, &b.u[b.index(1, 0)], 1, column,
                                   bc.left(), 3, bc.comm(), MPI_STATUS_IGNORE));
     MPI_Type_free(&column);
 }
 
 void block_red_black_colour(Block& b, int colour, double omega) {
-#pragma omp parallel for schedule(static) if (static_cast<long>(b.rows) * b.cols >= kParallelPoints)
+#pragma omp parallel for schedule(static) if (static_cast <long>(b.rows) * b.cols >= kParallelPoints)
     for (int li = 1; li <= b.rows; ++li) {
         const int i = b.global_row(li);
         // First local column whose GLOBAL column j has (i + j) % 2 == colour.

@@ -30,18 +30,18 @@ inline double percent_of(double value, double peak) { return peak > 0 ? 100.0 * 
 
 // One measurement, as printed by every driver.
 struct Measurement {
-    std::string lab;        // "01-sorting"
-    std::string name;       // "qsort", "tiled<32>", ...
-    std::size_t n = 0;      // problem size
-    Stats seconds;          // timing summary; the median is the headline
-    double bytes = 0;       // bytes moved per run (0: not a memory-bound figure)
-    double flops = 0;       // floating-point operations per run
-    double items = 0;       // items processed per run (keys, roots, updates)
-    double ratio = 0;       // ratio to the anchor measured in the same run (0: none)
-    std::string anchor;     // what the ratio is against ("std::sort", "cuBLAS")
+    std::string lab;                                    // "01-sorting"
+    std::string name;                                   // "qsort", "tiled<32>", ...
+    std::size_t n = 0;                                  // problem size
+    Stats seconds;                                      // timing summary; the median is the headline
+    double bytes = 0;                                   // bytes moved per run (0: not a memory-bound figure)
+    double flops = 0;                                   // floating-point operations per run
+    double items = 0;                                   // items processed per run (keys, roots, updates)
+    double ratio = 0;                                   // ratio to the anchor measured in the same run (0: none)
+    std::string anchor;                                 // what the ratio is against ("std::sort", "cuBLAS")
     std::vector<std::pair<std::string, double>> extra;  // further named figures
 
-    double gbps() const;    // at the median
+    double gbps() const;  // at the median
     double gflops() const;
     double items_per_s() const;
 };

@@ -57,10 +57,9 @@ struct CompareReport {
 };
 
 template <class T>
-CompareReport compare_arrays(const T* got, std::size_t n_got, const T* ref, std::size_t n_ref,
-                             const Tolerance& tol, std::size_t keep_first = 5) {
-    static_assert(std::is_floating_point<T>::value || std::is_integral<T>::value,
-                  "compare_arrays compares numbers");
+CompareReport compare_arrays(const T* got, std::size_t n_got, const T* ref, std::size_t n_ref, const Tolerance& tol,
+                             std::size_t keep_first = 5) {
+    static_assert(std::is_floating_point<T>::value || std::is_integral<T>::value, "compare_arrays compares numbers");
     CompareReport r;
     r.size_mismatch = n_got != n_ref;
     r.count = std::min(n_got, n_ref);
@@ -75,7 +74,10 @@ CompareReport compare_arrays(const T* got, std::size_t n_got, const T* ref, std:
         }
         const double err = std::fabs(g - e);
         if (!std::isnan(err)) {
-            if (err > r.worst_abs) { r.worst_abs = err; r.worst_index = i; }
+            if (err > r.worst_abs) {
+                r.worst_abs = err;
+                r.worst_index = i;
+            }
             if (e != 0 && err / std::fabs(e) > r.worst_rel) r.worst_rel = err / std::fabs(e);
         }
         if (!ok) {
@@ -87,16 +89,16 @@ CompareReport compare_arrays(const T* got, std::size_t n_got, const T* ref, std:
 }
 
 template <class T>
-CompareReport compare_arrays(const std::vector<T>& got, const std::vector<T>& ref,
-                             const Tolerance& tol, std::size_t keep_first = 5) {
+CompareReport compare_arrays(const std::vector<T>& got, const std::vector<T>& ref, const Tolerance& tol,
+                             std::size_t keep_first = 5) {
     return compare_arrays(got.data(), got.size(), ref.data(), ref.size(), tol, keep_first);
 }
 
 struct SortReport {
     bool sorted = true;
     bool permutation = true;
-    std::size_t first_unsorted = 0;   // i with out[i+1] < out[i], when !sorted
-    std::string message;              // empty when ok
+    std::size_t first_unsorted = 0;  // i with out[i+1] < out[i], when !sorted
+    std::string message;             // empty when ok
     bool ok() const { return sorted && permutation; }
 };
 
@@ -104,22 +106,20 @@ struct SortReport {
 // (the permutation test sorts copies). Keys are compared by `less` only, so
 // -0.0 and +0.0 count as equal keys, as they do for std::sort.
 template <class T, class Less = std::less<T>>
-SortReport check_sorted_permutation(const std::vector<T>& out, const std::vector<T>& in,
-                                    Less less = Less()) {
+SortReport check_sorted_permutation(const std::vector<T>& out, const std::vector<T>& in, Less less = Less()) {
     SortReport r;
     for (std::size_t i = 0; i + 1 < out.size(); ++i) {
         if (less(out[i + 1], out[i])) {
             r.sorted = false;
             r.first_unsorted = i;
-            r.message = "not sorted: element " + std::to_string(i + 1) + " is less than element " +
-                        std::to_string(i);
+            r.message = "not sorted: element " + std::to_string(i + 1) + " is less than element " + std::to_string(i);
             break;
         }
     }
     if (out.size() != in.size()) {
         r.permutation = false;
-        r.message += (r.message.empty() ? "" : "; ") + std::string("not a permutation: ") +
-                     std::to_string(out.size()) + " elements out, " + std::to_string(in.size()) + " in";
+        r.message += (r.message.empty() ? "" : "; ") + std::string("not a permutation: ") + std::to_string(out.size()) +
+                     " elements out, " + std::to_string(in.size()) + " in";
         return r;
     }
     std::vector<T> a(out), b(in);

@@ -25,11 +25,11 @@ constexpr int kExitUnavailable = 77;
 
 // Options every driver shares.
 struct CommonOptions {
-    bool json = false;        // one JSON object per measurement on stdout
+    bool json = false;              // one JSON object per measurement on stdout
     std::uint64_t seed = 20160101;  // data generator seed
-    int reps = 5;             // timed repetitions (the median is reported)
-    int warmup = 1;           // untimed runs first
-    std::string serve;        // --serve DIR: timed from outside by the grader (hpclab/timed.hpp)
+    int reps = 5;                   // timed repetitions (the median is reported)
+    int warmup = 1;                 // untimed runs first
+    std::string serve;              // --serve DIR: timed from outside by the grader (hpclab/timed.hpp)
 };
 void add_common(CLI::App& app, CommonOptions& options);
 
@@ -40,8 +40,8 @@ std::size_t parse_count(const std::string& text);
 
 // Add an option that takes a count through parse_count; a value below `min`
 // is a usage error naming the option ("--n: must be at least 1, got 0").
-CLI::Option* add_count(CLI::App& app, const std::string& name, std::size_t& target,
-                       const std::string& description, std::size_t min = 0);
+CLI::Option* add_count(CLI::App& app, const std::string& name, std::size_t& target, const std::string& description,
+                       std::size_t min = 0);
 // Same, for a list of counts ("--sizes 1e5 1e6 1e7").
 CLI::Option* add_counts(CLI::App& app, const std::string& name, std::vector<std::size_t>& target,
                         const std::string& description, std::size_t min = 0);

@@ -32,11 +32,10 @@ private:
 }  // namespace hpclab
 
 // Check a CUDA runtime call; throw hpclab::cuda::CudaError on failure.
-#define HPCLAB_CUDA_CHECK(call)                                                  \
-    do {                                                                         \
-        cudaError_t hpclab_err_ = (call);                                        \
-        if (hpclab_err_ != cudaSuccess)                                          \
-            ::hpclab::cuda::throw_error(hpclab_err_, #call, __FILE__, __LINE__); \
+#define HPCLAB_CUDA_CHECK(call)                                                                              \
+    do {                                                                                                     \
+        cudaError_t hpclab_err_ = (call);                                                                    \
+        if (hpclab_err_ != cudaSuccess) ::hpclab::cuda::throw_error(hpclab_err_, #call, __FILE__, __LINE__); \
     } while (0)
 
 // After every kernel launch: a bad configuration (e.g. 2048 threads per
@@ -63,12 +62,12 @@ struct DeviceInfo {
     std::string name;
     int cc_major = 0, cc_minor = 0;
     int sm_count = 0;
-    int cores_per_sm = 0;           // FP32 lanes per SM (see fp32_cores_per_sm)
-    int fp64_per_sm = 0;            // FP64 lanes per SM
-    double clock_ghz = 0;           // SM clock (cudaDevAttrClockRate)
-    double memory_clock_ghz = 0;    // cudaDevAttrMemoryClockRate
-    int memory_bus_bits = 0;        // cudaDevAttrGlobalMemoryBusWidth
-    std::size_t total_memory = 0;   // bytes
+    int cores_per_sm = 0;          // FP32 lanes per SM (see fp32_cores_per_sm)
+    int fp64_per_sm = 0;           // FP64 lanes per SM
+    double clock_ghz = 0;          // SM clock (cudaDevAttrClockRate)
+    double memory_clock_ghz = 0;   // cudaDevAttrMemoryClockRate
+    int memory_bus_bits = 0;       // cudaDevAttrGlobalMemoryBusWidth
+    std::size_t total_memory = 0;  // bytes
     std::size_t l2_bytes = 0;
     int max_threads_per_block = 0;
     int max_threads_per_sm = 0;
@@ -103,15 +102,22 @@ public:
     explicit DeviceBuffer(std::size_t n) : n_(n) {
         if (n_ > 0) HPCLAB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), n_ * sizeof(T)));
     }
-    ~DeviceBuffer() { if (ptr_) cudaFree(ptr_); }
+    ~DeviceBuffer() {
+        if (ptr_) cudaFree(ptr_);
+    }
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), n_(o.n_) { o.ptr_ = nullptr; o.n_ = 0; }
+    DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), n_(o.n_) {
+        o.ptr_ = nullptr;
+        o.n_ = 0;
+    }
     DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
         if (this != &o) {
             if (ptr_) cudaFree(ptr_);
-            ptr_ = o.ptr_; n_ = o.n_;
-            o.ptr_ = nullptr; o.n_ = 0;
+            ptr_ = o.ptr_;
+            n_ = o.n_;
+            o.ptr_ = nullptr;
+            o.n_ = 0;
         }
         return *this;
     }
@@ -127,12 +133,15 @@ public:
         check_size(n);
         if (n) HPCLAB_CUDA_CHECK(cudaMemcpy(host, ptr_, n * sizeof(T), cudaMemcpyDeviceToHost));
     }
-    void zero() { if (n_) HPCLAB_CUDA_CHECK(cudaMemset(ptr_, 0, bytes())); }
+    void zero() {
+        if (n_) HPCLAB_CUDA_CHECK(cudaMemset(ptr_, 0, bytes()));
+    }
 
 private:
     void check_size(std::size_t n) const {
-        if (n > n_) throw std::length_error("DeviceBuffer: copy of " + std::to_string(n) +
-                                            " elements into a buffer of " + std::to_string(n_));
+        if (n > n_)
+            throw std::length_error("DeviceBuffer: copy of " + std::to_string(n) + " elements into a buffer of " +
+                                    std::to_string(n_));
     }
     T* ptr_ = nullptr;
     std::size_t n_ = 0;

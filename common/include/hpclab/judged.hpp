@@ -62,9 +62,7 @@ struct Malformed {
 
 class Writer {
 public:
-    void raw(const void* data, std::size_t bytes) {
-        bytes_.append(static_cast<const char*>(data), bytes);
-    }
+    void raw(const void* data, std::size_t bytes) { bytes_.append(static_cast<const char*>(data), bytes); }
     template <class T>
     void pod(const T& value) {
         static_assert(std::is_trivially_copyable<T>::value, "pod() needs a trivially copyable type");
@@ -255,8 +253,20 @@ struct Output<Span<T>> {
 
 // Exceptions are recorded by kind and message and rethrown as that kind.
 enum class ExceptionKind : std::uint8_t {
-    unknown = 0, exception, logic_error, invalid_argument, domain_error, length_error, out_of_range,
-    runtime_error, range_error, overflow_error, underflow_error, bad_alloc, not_implemented, unavailable,
+    unknown = 0,
+    exception,
+    logic_error,
+    invalid_argument,
+    domain_error,
+    length_error,
+    out_of_range,
+    runtime_error,
+    range_error,
+    overflow_error,
+    underflow_error,
+    bad_alloc,
+    not_implemented,
+    unavailable,
     cuda_error,  // registered by judged_cuda.hpp
 };
 
@@ -380,9 +390,7 @@ auto call(detail::Site site, F&& f, Outs&&... outputs) {
     }
     constexpr std::size_t outs = sizeof...(Outs);
     detail::Replay rp(site, std::is_void<R>::value ? outs : outs + 1, outs);
-    auto restore_outputs = [&] {
-        (rp.item([&](Reader& r) { Output<std::decay_t<Outs>>::restore(r, outputs); }), ...);
-    };
+    auto restore_outputs = [&] { (rp.item([&](Reader& r) { Output<std::decay_t<Outs>>::restore(r, outputs); }), ...); };
     if (rp.threw()) {
         restore_outputs();
         rp.rethrow();

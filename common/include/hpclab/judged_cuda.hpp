@@ -2,8 +2,8 @@
 // copied to the host when the call returns (the copy waits for the call's
 // kernels on the default stream) and copied back into the same buffer in
 // replay.
-//   HPCLAB_CALL([&] { lab07::transpose(d_in.get(), d_out.get(), n); }, hpclab::judged::device_span(d_out.get(), n * n));
-//   HPCLAB_CALL([&] { ... }, d_out);   // a whole hpclab::cuda::DeviceBuffer
+//   HPCLAB_CALL([&] { lab07::transpose(d_in.get(), d_out.get(), n); }, hpclab::judged::device_span(d_out.get(), n *
+//   n)); HPCLAB_CALL([&] { ... }, d_out);   // a whole hpclab::cuda::DeviceBuffer
 #pragma once
 
 #include <vector>

@@ -60,9 +60,8 @@ timed::Coordinator timed_coordinator(MPI_Comm comm = MPI_COMM_WORLD);
 }  // namespace hpclab
 
 // Check an MPI call; on failure abort the job with the call's text and place.
-#define HPCLAB_MPI_CHECK(call)                                                    \
-    do {                                                                          \
-        int hpclab_mpi_err_ = (call);                                             \
-        if (hpclab_mpi_err_ != MPI_SUCCESS)                                       \
-            ::hpclab::mpi::throw_or_abort(hpclab_mpi_err_, #call, __FILE__, __LINE__); \
+#define HPCLAB_MPI_CHECK(call)                                                                                         \
+    do {                                                                                                               \
+        int hpclab_mpi_err_ = (call);                                                                                  \
+        if (hpclab_mpi_err_ != MPI_SUCCESS) ::hpclab::mpi::throw_or_abort(hpclab_mpi_err_, #call, __FILE__, __LINE__); \
     } while (0)

@@ -21,8 +21,7 @@ class Reporter {
 public:
     // `active`: false on the MPI ranks that must stay quiet (all but rank 0).
     // `lab`: defaults to the name the build gave the calling target.
-    explicit Reporter(bool json, bool active = true, std::string lab = HPCLAB_LAB_NAME,
-                      std::ostream& out = std::cout)
+    explicit Reporter(bool json, bool active = true, std::string lab = HPCLAB_LAB_NAME, std::ostream& out = std::cout)
         : json_(json), active_(active), lab_(std::move(lab)), out_(out) {}
 
     bool json() const { return json_; }

@@ -12,9 +12,7 @@ public:
     WallTimer() : start_(Clock::now()) {}
     void restart() { start_ = Clock::now(); }
     // Seconds since construction or the last restart().
-    double seconds() const {
-        return std::chrono::duration<double>(Clock::now() - start_).count();
-    }
+    double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
 private:
     using Clock = std::chrono::steady_clock;

@@ -19,11 +19,12 @@ namespace {
 // result of another on the same values.
 void check_all(const std::vector<double>& input) {
     hpclab::Rng rng(input.size());
-    for (auto sort : {lab01::qsort_doubles, lab01::std_sort_functor, lab01::std_sort_lambda,
-                      lab01::merge_sort_doubles}) {
+    for (auto sort :
+         {lab01::qsort_doubles, lab01::std_sort_functor, lab01::std_sort_lambda, lab01::merge_sort_doubles}) {
         std::vector<double> got = input;
         got.push_back(rng.uniform(-1.0, 1.0));
-        std::rotate(got.begin(), got.begin() + rng.uniform_int(0, static_cast<std::int64_t>(got.size()) - 1), got.end());
+        std::rotate(got.begin(), got.begin() + rng.uniform_int(0, static_cast<std::int64_t>(got.size()) - 1),
+                    got.end());
         std::vector<double> want = got;
         std::sort(want.begin(), want.end());
         HPCLAB_CALL([&] { sort(got.data(), got.size()); }, got);

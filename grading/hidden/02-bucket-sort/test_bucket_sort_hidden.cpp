@@ -77,8 +77,7 @@ void check_both(const std::vector<double>& input, MPI_Comm comm) {
         gather_on_root(on_every_rank(comm, [&] { return HPCLAB_VALUE(lab02::sort_fan_out(local, comm)); }), comm);
     if (rank == 0) {
         EXPECT_TRUE(root == want) << "root version: " << hpclab::check_sorted_permutation(root, input).message;
-        EXPECT_TRUE(fan == fan_want) << "fan-out version: "
-                                     << hpclab::check_sorted_permutation(fan, fan_input).message;
+        EXPECT_TRUE(fan == fan_want) << "fan-out version: " << hpclab::check_sorted_permutation(fan, fan_input).message;
     } else {
         EXPECT_TRUE(root.empty());
     }
@@ -112,8 +111,10 @@ TEST(Hidden, RepeatedCallsAndReportReset) {
     report.my_bucket = 123456;
     for (int k = 0; k < 3; ++k) {
         const std::size_t first = lab02::block_first(v.size(), hpclab::mpi::rank(), hpclab::mpi::size());
-        const std::vector<double> local(v.begin() + static_cast<std::ptrdiff_t>(first),
-                                        v.begin() + static_cast<std::ptrdiff_t>(first + lab02::block_size(v.size(), hpclab::mpi::rank(), hpclab::mpi::size())));
+        const std::vector<double> local(
+            v.begin() + static_cast<std::ptrdiff_t>(first),
+            v.begin() + static_cast<std::ptrdiff_t>(
+                            first + lab02::block_size(v.size(), hpclab::mpi::rank(), hpclab::mpi::size())));
         const auto mine = on_every_rank(MPI_COMM_WORLD, [&] {
             return HPCLAB_CALL([&] { return lab02::sort_fan_out(local, MPI_COMM_WORLD, &report); }, report);
         });

@@ -68,7 +68,8 @@ void check_all(const std::vector<double>& input) {
 }
 
 TEST(Hidden, OtherSeedsAndOddSizes) {
-    for (std::size_t n : {4, 5, 15, 16, 17, 31, 33, 999, 65537}) check_all(hpclab::uniform_doubles(n, 300 + n, -5.0, 5.0));
+    for (std::size_t n : {4, 5, 15, 16, 17, 31, 33, 999, 65537})
+        check_all(hpclab::uniform_doubles(n, 300 + n, -5.0, 5.0));
 }
 
 TEST(Hidden, OrganPipeAndSawtooth) {
@@ -80,7 +81,8 @@ TEST(Hidden, OrganPipeAndSawtooth) {
 TEST(Hidden, SignedZerosAndExtremes) {
     const double big = std::numeric_limits<double>::max(), tiny = std::numeric_limits<double>::denorm_min();
     std::vector<double> v;
-    for (int i = 0; i < 3000; ++i) v.push_back(i % 5 == 0 ? big : i % 5 == 1 ? -tiny : i % 5 == 2 ? 0.0 : i % 5 == 3 ? -big : 1.0);
+    for (int i = 0; i < 3000; ++i)
+        v.push_back(i % 5 == 0 ? big : i % 5 == 1 ? -tiny : i % 5 == 2 ? 0.0 : i % 5 == 3 ? -big : 1.0);
     std::vector<double> got = v;
     HPCLAB_CALL([&] { lab03::quicksort_omp_tasks(got.data(), got.size(), 2, 100); }, got);
     EXPECT_TRUE(hpclab::check_sorted_permutation(got, v).ok());
@@ -106,7 +108,8 @@ struct HiddenKeys {
         std::iota(tags.begin(), tags.end(), 0.0);
         hpclab::Rng rng(seed);
         for (std::size_t i = tags.size(); i > 1; --i)
-            std::swap(tags[i - 1], tags[static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(i) - 1))]);
+            std::swap(tags[i - 1],
+                      tags[static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(i) - 1))]);
         for (std::size_t i = 0; i < keys.size(); ++i) key_of_tag[static_cast<std::size_t>(tags[i])] = keys[i];
     }
     bool is_tag(double t) const { return t >= 0 && t < static_cast<double>(tags.size()) && t == std::floor(t); }
@@ -127,7 +130,8 @@ struct HiddenKeys {
 };
 
 TEST(Hidden, ComparisonsOnOrganPipeAndSawtooth) {
-    for (const auto& input : {organ_pipe(1 << 16), sawtooth(1 << 16, 1000), hpclab::few_distinct_doubles(1 << 16, 2, 3)}) {
+    for (const auto& input :
+         {organ_pipe(1 << 16), sawtooth(1 << 16, 1000), hpclab::few_distinct_doubles(1 << 16, 2, 3)}) {
         const HiddenKeys keys(input, 61);
         auto v = keys.tags;
         bool refused = false;
@@ -173,7 +177,8 @@ TEST(Hidden, ManyThreadsAndTinyCutoff) {
 TEST(Hidden, LecturePartitionTwoElements) {
     for (auto pair : {std::vector<double>{1, 2}, std::vector<double>{2, 1}, std::vector<double>{3, 3}}) {
         auto v = pair;
-        const std::size_t k = HPCLAB_CALL([&] { return lab03::partition_lecture(v.data(), 0, 1, std::less<double>()); }, v);
+        const std::size_t k =
+            HPCLAB_CALL([&] { return lab03::partition_lecture(v.data(), 0, 1, std::less<double>()); }, v);
         EXPECT_EQ(v[k], pair[0]);
         EXPECT_LE(v[0], v[1]);
         EXPECT_EQ(k, pair[0] <= pair[1] ? (pair[0] < pair[1] ? 0u : 1u) : 1u);

@@ -83,8 +83,8 @@ TEST(HiddenSqrt, RefusedBlockSizeOnPolynomialToo) {
     const auto a = lab04::poly_from_roots({{1, 0}, {-1, 0}});
     const auto starts = lab04::random_in_square(3000, 2.0, 79);
     // The CudaError's code comes back as a value (see tests/newton_judged.hpp).
-    const auto [code, what] = HPCLAB_VALUE(
-        lab04_test::cuda_error_of([&] { lab04::gpu_poly_newton(a, starts, 1e-13, 100, 4096); }));
+    const auto [code, what] =
+        HPCLAB_VALUE(lab04_test::cuda_error_of([&] { lab04::gpu_poly_newton(a, starts, 1e-13, 100, 4096); }));
     if (code == cudaSuccess) {
         ADD_FAILURE() << "4096 threads per block was not reported";
     } else {

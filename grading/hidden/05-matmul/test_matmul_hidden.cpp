@@ -18,8 +18,8 @@ class Hidden : public ::testing::TestWithParam<Kernel> {};
 
 TEST_P(Hidden, SizesAroundTileEdges) {
     HPCLAB_REQUIRE_GPU();
-    const int shapes[][3] = {{1, 1000, 1}, {127, 129, 128}, {128, 128, 128}, {129, 4, 127},
-                             {257, 12, 260}, {16, 1, 16}, {31, 33, 32}, {1, 7, 513}};
+    const int shapes[][3] = {{1, 1000, 1},   {127, 129, 128}, {128, 128, 128}, {129, 4, 127},
+                             {257, 12, 260}, {16, 1, 16},     {31, 33, 32},    {1, 7, 513}};
     for (const auto& s : shapes) {
         expect_exact<float>(GetParam(), s[0], s[1], s[2], 100 + s[0]);
         if (HasFatalFailure()) return;
@@ -34,8 +34,7 @@ TEST_P(Hidden, MisalignedArrays) {
     const int n = 70, m = 64, p = 136;
     const auto a = lab05::small_integer_matrix<float>(n, m, 5), b = lab05::small_integer_matrix<float>(m, p, 6);
     const auto c = HPCLAB_CALL([&] {
-        hpclab::cuda::DeviceBuffer<float> dA(a.size() + 1), dB(b.size() + 1),
-            dC(static_cast<std::size_t>(n) * p + 1);
+        hpclab::cuda::DeviceBuffer<float> dA(a.size() + 1), dB(b.size() + 1), dC(static_cast<std::size_t>(n) * p + 1);
         HPCLAB_CUDA_CHECK(cudaMemcpy(dA.get() + 1, a.data(), a.size() * 4, cudaMemcpyHostToDevice));
         HPCLAB_CUDA_CHECK(cudaMemcpy(dB.get() + 1, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
         lab05::gpu_matmul<float>(GetParam(), n, m, p, dA.get() + 1, dB.get() + 1, dC.get() + 1);

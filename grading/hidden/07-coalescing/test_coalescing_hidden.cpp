@@ -122,9 +122,9 @@ TEST(Hidden, PowersOfOneAndManyBlocks) {
 
 TEST(Hidden, ModelMoreCases) {
     EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(7, 1, 4)), 5);
-    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(0, 1, 16)), 16);   // float4: 512 bytes
-    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(0, 4, 2)), 8);     // 8-byte steps of 2-byte elements
-    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(3, 1, 1)), 2);     // bytes 3..34 straddle a sector boundary
+    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(0, 1, 16)), 16);  // float4: 512 bytes
+    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(0, 4, 2)), 8);    // 8-byte steps of 2-byte elements
+    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(3, 1, 1)), 2);    // bytes 3..34 straddle a sector boundary
     std::vector<std::uint32_t> two_words_per_bank;
     for (std::uint32_t t = 0; t < 32; ++t) two_words_per_bank.push_back(t % 2 ? t : t + 64);
     EXPECT_EQ(HPCLAB_VALUE(lab07::bank_conflict_ways(two_words_per_bank)), 1);

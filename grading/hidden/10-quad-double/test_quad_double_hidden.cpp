@@ -90,9 +90,12 @@ TEST(Hidden, EftAtExtremes) {
 
 TEST(Hidden, RenormWithZeroWords) {
     const double cases[][5] = {
-        {1.0, 0.0, 0x1p-120, 0.0, 0x1p-250},  {1.0, 0x1p-60, 0.0, 0x1p-170, 0x1p-230},
-        {1.0, 0.0, 0.0, 0.0, 0x1p-200},       {-3.0, 0x1p-55, 0x1p-110, 0x1p-165, -0x1p-220},
-        {0x1p500, 0x1p440, 0x1p380, 0.0, 0x1p260}, {1.0, -0x1p-53, 0x1p-107, -0x1p-161, 0x1p-215},
+        {1.0, 0.0, 0x1p-120, 0.0, 0x1p-250},
+        {1.0, 0x1p-60, 0.0, 0x1p-170, 0x1p-230},
+        {1.0, 0.0, 0.0, 0.0, 0x1p-200},
+        {-3.0, 0x1p-55, 0x1p-110, 0x1p-165, -0x1p-220},
+        {0x1p500, 0x1p440, 0x1p380, 0.0, 0x1p260},
+        {1.0, -0x1p-53, 0x1p-107, -0x1p-161, 0x1p-215},
     };
     using Five = std::array<double, 5>;
     const std::size_t count = sizeof cases / sizeof cases[0];
@@ -253,7 +256,7 @@ TEST(Hidden, ReductionCancelsExactly) {
 
 TEST(Hidden, PiForTinyN) {
     HPCLAB_REQUIRE_GPU();
-    EXPECT_EQ(HPCLAB_VALUE(gpu_pi(1)).v.x, 2.0);  // 4 * (1/2 + 0): the trapezoid on one interval
+    EXPECT_EQ(HPCLAB_VALUE(gpu_pi(1)).v.x, 2.0);     // 4 * (1/2 + 0): the trapezoid on one interval
     const qd_real want2 = 1.0 + sqrt(qd_real(3.0));  // 4 * (1/2) * (1/2 + sqrt(3)/2)
     EXPECT_LE(relative_error(HPCLAB_VALUE(gpu_pi(2)), want2), 1e-62);
     EXPECT_THROW(HPCLAB_VALUE(gpu_pi(0)), std::invalid_argument);
@@ -289,11 +292,11 @@ TEST(Hidden, DeviceBitsOtherSizes) {
         for (Op op : kAllOps) {
             // The device first: its results cannot come from the host's.
             const auto got = HPCLAB_VALUE(gpu_apply(op, a, b));
-            const auto host = HPCLAB_CALL([&] { return each(n, [&](std::size_t i) { return apply_host(op, a[i], b[i]); }); });
+            const auto host =
+                HPCLAB_CALL([&] { return each(n, [&](std::size_t i) { return apply_host(op, a[i], b[i]); }); });
             ASSERT_EQ(got.size(), n);
             ASSERT_EQ(host.size(), n);
-            for (std::size_t i = 0; i < n; ++i)
-                ASSERT_TRUE(same_bits(got[i], host[i])) << op_name(op) << " at " << i;
+            for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(same_bits(got[i], host[i])) << op_name(op) << " at " << i;
         }
     }
 }

@@ -78,7 +78,11 @@ TEST(Hidden, OddSizesAndUnevenStripsStayBitwiseEqual) {
         Strip mine = random_start(ProblemKind::PoissonSine, n, sc.range().first, sc.range().rows);
         reference_sweeps(serial, 1.93, 13);
         const std::size_t size = mine.u.size();
-        HPCLAB_CALL([&] { for (int k = 0; k < 13; ++k) mpi_red_black_sweep(sc, mine, 1.93); }, mine.u);
+        HPCLAB_CALL(
+            [&] {
+                for (int k = 0; k < 13; ++k) mpi_red_black_sweep(sc, mine, 1.93);
+            },
+            mine.u);
         ASSERT_TRUE(same_size_on_every_rank(mine.u.size(), size));
         EXPECT_TRUE(gathered_strips_equal(mine, serial)) << "n = " << n << " on " << p << " ranks";
     }
@@ -91,7 +95,11 @@ TEST(Hidden, BlocksOnOddSizesStayBitwiseEqual) {
         Block b = cut_block(serial, bc.rows(), bc.cols());
         reference_sweeps(serial, 1.6, 15);
         const std::size_t size = b.u.size();
-        HPCLAB_CALL([&] { for (int k = 0; k < 15; ++k) mpi_block_red_black_sweep(bc, b, 1.6); }, b.u);
+        HPCLAB_CALL(
+            [&] {
+                for (int k = 0; k < 15; ++k) mpi_block_red_black_sweep(bc, b, 1.6);
+            },
+            b.u);
         ASSERT_TRUE(same_size_on_every_rank(b.u.size(), size));
         EXPECT_TRUE(gathered_blocks_equal(b, serial)) << "n = " << n;
     }

@@ -47,8 +47,7 @@ void std_sort_lambda(double* data, std::size_t n) {
     throw hpclab::NotImplemented("std_sort_lambda");
 }
 
-std::vector<double> seconds_per_n_log2_n(const std::vector<std::size_t>& n,
-                                         const std::vector<double>& seconds) {
+std::vector<double> seconds_per_n_log2_n(const std::vector<std::size_t>& n, const std::vector<double>& seconds) {
     // TODO(student): seconds[i] / (n[i] * log2(n[i])); reject bad input
     // with std::invalid_argument as the header says.
     (void)n;

@@ -121,12 +121,13 @@ TEST(MergeSort, IsStable) {
     for (int i = 0; i < 5000; ++i) v.emplace_back(static_cast<int>(rng.uniform_int(0, 9)), i);
     auto want = v;
     std::stable_sort(want.begin(), want.end(), [](auto& a, auto& b) { return a.first < b.first; });
-    HPCLAB_CALL([&] { lab01::merge_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; }); }, v);
+    HPCLAB_CALL(
+        [&] { lab01::merge_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; }); },
+        v);
     ASSERT_EQ(v.size(), want.size());
     for (std::size_t i = 0; i < v.size(); ++i) {
-        ASSERT_EQ(v[i], want[i]) << "first difference at index " << i << ": (" << v[i].first << ", "
-                                 << v[i].second << ") but a stable sort gives (" << want[i].first << ", "
-                                 << want[i].second << ")";
+        ASSERT_EQ(v[i], want[i]) << "first difference at index " << i << ": (" << v[i].first << ", " << v[i].second
+                                 << ") but a stable sort gives (" << want[i].first << ", " << want[i].second << ")";
     }
 }
 

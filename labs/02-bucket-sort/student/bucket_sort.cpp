@@ -33,8 +33,7 @@ Buckets split_into_buckets(const double* x, std::size_t n, int p) {
     throw hpclab::NotImplemented("split_into_buckets");
 }
 
-std::vector<double> sort_root_distributes(const std::vector<double>& all_on_root, MPI_Comm comm,
-                                          SortReport* report) {
+std::vector<double> sort_root_distributes(const std::vector<double>& all_on_root, MPI_Comm comm, SortReport* report) {
     // TODO(student): see bucket_sort.hpp. Outline:
     //   rank 0: split_into_buckets(all_on_root, p); if that throws, set every
     //           count to -1 (the others must learn of the error, or they wait

@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <exception>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
@@ -157,8 +157,9 @@ void check_root_distributes(const std::vector<double>& input) {
 void check_fan_out(const std::vector<double>& input) {
     const int p = world_size(), rank = world_rank();
     const std::size_t first = lab02::block_first(input.size(), rank, p);
-    const std::vector<double> local(input.begin() + static_cast<std::ptrdiff_t>(first),
-                                    input.begin() + static_cast<std::ptrdiff_t>(first + lab02::block_size(input.size(), rank, p)));
+    const std::vector<double> local(
+        input.begin() + static_cast<std::ptrdiff_t>(first),
+        input.begin() + static_cast<std::ptrdiff_t>(first + lab02::block_size(input.size(), rank, p)));
     lab02::SortReport report;
     const auto mine = on_every_rank(MPI_COMM_WORLD, [&] {
         return HPCLAB_CALL([&] { return lab02::sort_fan_out(local, MPI_COMM_WORLD, &report); }, report);
@@ -362,8 +363,9 @@ TEST(BothVersions, AgreeWithEachOther) {
     });
     const int p = world_size(), rank = world_rank();
     const std::size_t first = lab02::block_first(w.size(), rank, p);
-    const std::vector<double> local(w.begin() + static_cast<std::ptrdiff_t>(first),
-                                    w.begin() + static_cast<std::ptrdiff_t>(first + lab02::block_size(w.size(), rank, p)));
+    const std::vector<double> local(
+        w.begin() + static_cast<std::ptrdiff_t>(first),
+        w.begin() + static_cast<std::ptrdiff_t>(first + lab02::block_size(w.size(), rank, p)));
     const auto fan = gather_on_root(
         on_every_rank(MPI_COMM_WORLD, [&] { return HPCLAB_VALUE(lab02::sort_fan_out(local, MPI_COMM_WORLD)); }));
     if (rank == 0) {

@@ -59,7 +59,8 @@ TEST_P(Partition, LecturePostcondition) {
         ASSERT_LT(k, n);
         EXPECT_EQ(v[k], input[0]) << "the pivot is v[lower] and ends at the returned index";
         for (std::size_t i = 0; i < k; ++i) ASSERT_LE(v[i], v[k]) << "n = " << n << ", i = " << i << " < pivot " << k;
-        for (std::size_t i = k + 1; i < n; ++i) ASSERT_GT(v[i], v[k]) << "n = " << n << ", i = " << i << " > pivot " << k;
+        for (std::size_t i = k + 1; i < n; ++i)
+            ASSERT_GT(v[i], v[k]) << "n = " << n << ", i = " << i << " > pivot " << k;
         auto a = v, b = input;
         std::sort(a.begin(), a.end());
         std::sort(b.begin(), b.end());
@@ -71,7 +72,8 @@ TEST_P(Partition, LectureOnASubrange) {
     // Only v[lower..upper] may change.
     const auto input = GetParam().make(200);
     auto v = input;
-    const std::size_t k = HPCLAB_CALL([&] { return lab03::partition_lecture(v.data(), 50, 149, std::less<double>()); }, v);
+    const std::size_t k =
+        HPCLAB_CALL([&] { return lab03::partition_lecture(v.data(), 50, 149, std::less<double>()); }, v);
     ASSERT_GE(k, 50u);
     ASSERT_LE(k, 149u);
     for (std::size_t i = 0; i < 50; ++i) ASSERT_EQ(v[i], input[i]);
@@ -88,7 +90,8 @@ TEST_P(Partition, ThreeWayPostcondition) {
         if (n > 0) pivots.push_back(input[n / 2]);
         for (double pivot : pivots) {
             auto v = input;
-            const auto [lt, gt] = HPCLAB_CALL([&] { return lab03::partition3(v.data(), n, pivot, std::less<double>()); }, v);
+            const auto [lt, gt] =
+                HPCLAB_CALL([&] { return lab03::partition3(v.data(), n, pivot, std::less<double>()); }, v);
             ASSERT_LE(lt, gt);
             ASSERT_LE(gt, n);
             for (std::size_t i = 0; i < lt; ++i) ASSERT_LT(v[i], pivot);
@@ -143,7 +146,8 @@ public:
         std::iota(tags_.begin(), tags_.end(), 0.0);
         hpclab::Rng rng(seed);
         for (std::size_t i = tags_.size(); i > 1; --i) {
-            std::swap(tags_[i - 1], tags_[static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(i) - 1))]);
+            std::swap(tags_[i - 1],
+                      tags_[static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(i) - 1))]);
         }
         for (std::size_t i = 0; i < keys.size(); ++i) key_of_tag_[static_cast<std::size_t>(tags_[i])] = keys[i];
     }
@@ -157,11 +161,13 @@ public:
     }
     // "" when `got` holds every tag once, in nondecreasing order of the keys.
     std::string check(const std::vector<double>& got) const {
-        if (got.size() != tags_.size()) return "the output has " + std::to_string(got.size()) + " elements, not " + std::to_string(tags_.size());
+        if (got.size() != tags_.size())
+            return "the output has " + std::to_string(got.size()) + " elements, not " + std::to_string(tags_.size());
         std::vector<char> seen(tags_.size(), 0);
         for (std::size_t i = 0; i < got.size(); ++i) {
             const double t = got[i];
-            if (!(t >= 0 && t < static_cast<double>(seen.size())) || t != std::floor(t) || seen[static_cast<std::size_t>(t)]++) {
+            if (!(t >= 0 && t < static_cast<double>(seen.size())) || t != std::floor(t) ||
+                seen[static_cast<std::size_t>(t)]++) {
                 return "the output is not a permutation of the input (index " + std::to_string(i) + ")";
             }
             if (i > 0 && key(t) < key(got[i - 1])) return "the output is not sorted (index " + std::to_string(i) + ")";
@@ -256,7 +262,8 @@ void expect_sorts_like_std(const NamedSorter& s, const std::vector<double>& inpu
     HPCLAB_CALL([&] { s.sort(got.data(), got.size(), threads); }, got);
     std::sort(want.begin(), want.end());
     const auto report = hpclab::check_sorted_permutation(got, input);
-    ASSERT_TRUE(report.ok()) << s.name << " on " << threads << " threads, n = " << input.size() << ": " << report.message;
+    ASSERT_TRUE(report.ok()) << s.name << " on " << threads << " threads, n = " << input.size() << ": "
+                             << report.message;
     const auto cmp = hpclab::compare_arrays(got, want, hpclab::Tolerance::exact());
     EXPECT_TRUE(cmp.ok()) << s.name << ": " << cmp.describe("sorted");
 }
@@ -285,7 +292,9 @@ TEST_P(EverySorter, TinySizes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Lab03, EverySorter, ::testing::ValuesIn(kSorters),
-                         [](const ::testing::TestParamInfo<NamedSorter>& info) { return std::string(info.param.name); });
+                         [](const ::testing::TestParamInfo<NamedSorter>& info) {
+                             return std::string(info.param.name);
+                         });
 
 TEST(ThreadCount, RejectsFewerThanOne) {
     std::vector<double> v = {3, 1, 2};
@@ -362,14 +371,17 @@ std::string check_stamps(const std::vector<double>& out, const std::vector<doubl
         if (stamps != want) {
             return "v[" + std::to_string(i) + "] " + (i == k ? "(the pivot) " : "") + "was sorted by sort_half " +
                    (stamps < 0 ? "an unknown number of" : std::to_string(stamps)) + " time(s), not " +
-                   std::to_string(want) + ": sort_half must be called once per half, on [0, k) and [k+1, n) for the "
-                   "returned k = " + std::to_string(k) + (stamps > 1 ? " (two threads sorting both halves?)" : "");
+                   std::to_string(want) +
+                   ": sort_half must be called once per half, on [0, k) and [k+1, n) for the "
+                   "returned k = " +
+                   std::to_string(k) + (stamps > 1 ? " (two threads sorting both halves?)" : "");
         }
         plain[i] = i == k ? x / kBothMarks : x;
     }
     const auto report = hpclab::check_sorted_permutation(plain, input);
     if (!report.ok()) {
-        return "with the stamps undone: " + report.message + " (if only the pivot is off: sort_half was not called "
+        return "with the stamps undone: " + report.message +
+               " (if only the pivot is off: sort_half was not called "
                "exactly once for each half, an empty half included)";
     }
     return "";
@@ -446,7 +458,9 @@ TEST_P(TwoHalvesContract, HalvesRunOnDifferentThreads) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Lab03, TwoHalvesContract, ::testing::ValuesIn(kTwoHalves),
-                         [](const ::testing::TestParamInfo<NamedTwoHalves>& info) { return std::string(info.param.name); });
+                         [](const ::testing::TestParamInfo<NamedTwoHalves>& info) {
+                             return std::string(info.param.name);
+                         });
 
 // The half sorter's exception is the call's outcome: recorded, and rethrown
 // to the judge as a std::runtime_error.

@@ -11,19 +11,22 @@
 
 __host__ __device__ inline double2 operator+(double2 a, double2 b) {
     // TODO(student): (a.x + b.x) + i (a.y + b.y)
-    (void)a; (void)b;
+    (void)a;
+    (void)b;
     LAB04_TODO("operator+");
 }
 
 __host__ __device__ inline double2 operator-(double2 a, double2 b) {
     // TODO(student): the difference
-    (void)a; (void)b;
+    (void)a;
+    (void)b;
     LAB04_TODO("operator-");
 }
 
 __host__ __device__ inline double2 operator*(double2 a, double2 b) {
     // TODO(student): (a.x b.x - a.y b.y) + i (a.x b.y + a.y b.x)
-    (void)a; (void)b;
+    (void)a;
+    (void)b;
     LAB04_TODO("operator*");
 }
 
@@ -31,7 +34,8 @@ __host__ __device__ inline double2 operator/(double2 a, double2 b) {
     // TODO(student): a / b. Dividing by |b|^2 = b.x^2 + b.y^2 overflows for
     // |b| > 1e154 and underflows for |b| < 1e-154: use Smith's algorithm
     // (scale by the larger of |b.x| and |b.y|, see the handout).
-    (void)a; (void)b;
+    (void)a;
+    (void)b;
     LAB04_TODO("operator/");
 }
 

@@ -172,8 +172,12 @@ TEST(Sqrt, StoppingTestCountsAndGivesUp) {
     // 0/0. c = -4: a real start stays real, never converges. c = 0: zero steps.
     // theta = 3.1 (near pi) needs about 14 steps.
     const double t = 3.1;
-    const std::vector<double2> c = {make_double2(1, 0), make_double2(-1, 0), make_double2(-4, 0),
-                                    make_double2(0, 0), make_double2(std::cos(t), std::sin(t)), make_double2(4, 0)};
+    const std::vector<double2> c = {make_double2(1, 0),
+                                    make_double2(-1, 0),
+                                    make_double2(-4, 0),
+                                    make_double2(0, 0),
+                                    make_double2(std::cos(t), std::sin(t)),
+                                    make_double2(4, 0)};
     const auto s = HPCLAB_VALUE(lab04::gpu_sqrt_tol(c, 1e-14, 100, 128));
     ASSERT_EQ(s.roots.size(), c.size());
     ASSERT_EQ(s.iterations.size(), c.size());
@@ -224,8 +228,10 @@ TEST(Sqrt, BlockSize2048IsACudaError) {
     for (int which = 0; which < 2; ++which) {
         // The CudaError's code comes back as a value (see newton_judged.hpp).
         const auto [code, what] = HPCLAB_VALUE(lab04_test::cuda_error_of([&] {
-            if (which == 0) lab04::gpu_sqrt_fixed(c, 5, 2048);
-            else lab04::gpu_sqrt_tol(c, 1e-14, 64, 2048);
+            if (which == 0)
+                lab04::gpu_sqrt_fixed(c, 5, 2048);
+            else
+                lab04::gpu_sqrt_tol(c, 1e-14, 64, 2048);
         }));
         if (code == cudaSuccess) {
             ADD_FAILURE() << "a launch with 2048 threads per block was not reported";
@@ -249,7 +255,7 @@ TEST(Sqrt, EmptyInputLaunchesNothing) {
 
 TEST(Poly, CountingOnTheHost) {
     const std::vector<double2> roots = {make_double2(1, 0), make_double2(1 + 1e-9, 0), make_double2(-1, 0),
-                                        make_double2(2, 0), make_double2(-1, 1e-10), make_double2(0, 3)};
+                                        make_double2(2, 0), make_double2(-1, 1e-10),   make_double2(0, 3)};
     const std::vector<int> used = {3, 4, -1, 5, 2, 7};
     EXPECT_EQ(HPCLAB_VALUE(lab04::count_distinct_roots(roots, used, 1e-6)), 4);
     EXPECT_EQ(HPCLAB_VALUE(lab04::trials_to_find(roots, used, 1, 1e-6)), 1);

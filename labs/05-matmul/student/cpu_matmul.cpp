@@ -10,7 +10,12 @@ namespace lab05 {
 template <class T>
 void cpu_matmul_ijk(int n, int m, int p, const T* A, const T* B, T* C) {
     // TODO(student): stage 1, C[i][j] = sum over k of A[i][k] B[k][j], loops i, j, k.
-    (void)n; (void)m; (void)p; (void)A; (void)B; (void)C;
+    (void)n;
+    (void)m;
+    (void)p;
+    (void)A;
+    (void)B;
+    (void)C;
     throw hpclab::NotImplemented("cpu_matmul_ijk");
 }
 
@@ -18,7 +23,12 @@ template <class T>
 void cpu_matmul_ikj(int n, int m, int p, const T* A, const T* B, T* C) {
     // TODO(student): stage 1, the same product with the loops in order i, k, j
     // (zero row i of C first; the inner loop adds A[i][k] times row k of B).
-    (void)n; (void)m; (void)p; (void)A; (void)B; (void)C;
+    (void)n;
+    (void)m;
+    (void)p;
+    (void)A;
+    (void)B;
+    (void)C;
     throw hpclab::NotImplemented("cpu_matmul_ikj");
 }
 

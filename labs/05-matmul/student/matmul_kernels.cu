@@ -26,7 +26,12 @@ Launch Launchers<T>::one_thread_per_block(int n, int m, int p, const T* A, const
     // TODO(student): stage 2a, the lecture's matmatmul1 kernel, launched
     // <<<n*p, 1>>>: block i computes C[i] with the pointer walk of the slides,
     // accumulating in C[i] itself. Add the check i < n*p.
-    (void)n; (void)m; (void)p; (void)A; (void)B; (void)C;
+    (void)n;
+    (void)m;
+    (void)p;
+    (void)A;
+    (void)B;
+    (void)C;
     throw hpclab::NotImplemented("Launchers<T>::one_thread_per_block");
 }
 
@@ -35,7 +40,12 @@ Launch Launchers<T>::naive_1d(int n, int m, int p, const T* A, const T* B, T* C)
     // TODO(student): stage 2b, one thread per element of C in 1-D blocks of
     // 256 threads (blocks_for(n*p, 256) of them), the sum kept in a register,
     // a bounds check so n*p need not be a multiple of 256.
-    (void)n; (void)m; (void)p; (void)A; (void)B; (void)C;
+    (void)n;
+    (void)m;
+    (void)p;
+    (void)A;
+    (void)B;
+    (void)C;
     throw hpclab::NotImplemented("Launchers<T>::naive_1d");
 }
 
@@ -43,14 +53,24 @@ template <class T>
 Launch Launchers<T>::naive_2d_row_x(int n, int m, int p, const T* A, const T* B, T* C) {
     // TODO(student): stage 2c, 2-D blocks of 32 x 8 with threadIdx.x running
     // along the ROWS of C (row = blockIdx.x*blockDim.x + threadIdx.x). Measure it.
-    (void)n; (void)m; (void)p; (void)A; (void)B; (void)C;
+    (void)n;
+    (void)m;
+    (void)p;
+    (void)A;
+    (void)B;
+    (void)C;
     throw hpclab::NotImplemented("Launchers<T>::naive_2d_row_x");
 }
 
 template <class T>
 Launch Launchers<T>::naive_2d(int n, int m, int p, const T* A, const T* B, T* C) {
     // TODO(student): stage 2d, the same with threadIdx.x along the COLUMNS of C.
-    (void)n; (void)m; (void)p; (void)A; (void)B; (void)C;
+    (void)n;
+    (void)m;
+    (void)p;
+    (void)A;
+    (void)B;
+    (void)C;
     throw hpclab::NotImplemented("Launchers<T>::naive_2d");
 }
 
@@ -60,14 +80,24 @@ Launch Launchers<T>::tiled16(int n, int m, int p, const T* A, const T* B, T* C) 
     // TILE x TILE blocks and two __shared__ tiles; zeros for entries outside
     // the matrices; a __syncthreads() after loading AND one after using the
     // tiles; C written once, after the loop over tiles. Launch it with TILE = 16.
-    (void)n; (void)m; (void)p; (void)A; (void)B; (void)C;
+    (void)n;
+    (void)m;
+    (void)p;
+    (void)A;
+    (void)B;
+    (void)C;
     throw hpclab::NotImplemented("Launchers<T>::tiled16");
 }
 
 template <class T>
 Launch Launchers<T>::tiled32(int n, int m, int p, const T* A, const T* B, T* C) {
     // TODO(student): stage 3, the same kernel template with TILE = 32.
-    (void)n; (void)m; (void)p; (void)A; (void)B; (void)C;
+    (void)n;
+    (void)m;
+    (void)p;
+    (void)A;
+    (void)B;
+    (void)C;
     throw hpclab::NotImplemented("Launchers<T>::tiled32");
 }
 
@@ -77,7 +107,12 @@ Launch Launchers<T>::final(int n, int m, int p, const T* A, const T* B, T* C) {
     // threads computing kFinalBM x kFinalBN of C, kFinalTM x kFinalTN per
     // thread (see the handout for the layout, the transposed A slice, vector
     // loads when m % 4 == 0 and p % 4 == 0, and double buffering).
-    (void)n; (void)m; (void)p; (void)A; (void)B; (void)C;
+    (void)n;
+    (void)m;
+    (void)p;
+    (void)A;
+    (void)B;
+    (void)C;
     throw hpclab::NotImplemented("Launchers<T>::final");
 }
 

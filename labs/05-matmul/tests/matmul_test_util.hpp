@@ -68,8 +68,7 @@ void expect_normwise(lab05::Kernel k, int n, int m, int p, std::uint64_t seed) {
     ASSERT_EQ(c.size(), static_cast<std::size_t>(n) * p) << lab05::kernel_name(k) << ": the size of C";
     const auto ref = lab05::reference_matmul(n, m, p, a.data(), b.data());
     const auto check = lab05::normwise_check(n, m, p, a.data(), b.data(), c.data(), ref);
-    EXPECT_TRUE(check.ok()) << lab05::kernel_name(k) << " " << n << "x" << m << "x" << p << ": "
-                            << check.describe();
+    EXPECT_TRUE(check.ok()) << lab05::kernel_name(k) << " " << n << "x" << m << "x" << p << ": " << check.describe();
 }
 
 // Entries in {-2..2}: the exact product, compared exactly (catches one lost k).
@@ -101,8 +100,8 @@ void expect_sampled_rows(lab05::Kernel k, int n, int m, int p, std::uint64_t see
         const int r = rows[s];
         const auto ref = lab05::reference_rows(n, m, p, a.data(), b.data(), r, r + 1);
         // Row r of A against the s-th row returned (row r of C).
-        auto check = lab05::normwise_check(m, p, a.data() + static_cast<std::size_t>(r) * m, b.data(),
-                                           c.data() + s * p, ref, 0, 1);
+        auto check = lab05::normwise_check(m, p, a.data() + static_cast<std::size_t>(r) * m, b.data(), c.data() + s * p,
+                                           ref, 0, 1);
         check.worst_row = static_cast<std::size_t>(r);
         ASSERT_TRUE(check.ok()) << lab05::kernel_name(k) << " " << n << "x" << m << "x" << p << ", row " << r << ": "
                                 << check.describe();

@@ -32,12 +32,15 @@ const std::vector<float> kLectureC = {2, 3, 0, 1, 1,  //
                                       1, 2, 0, 0, 1};
 
 template <class T>
-std::vector<T> as(const std::vector<float>& v) { return std::vector<T>(v.begin(), v.end()); }
+std::vector<T> as(const std::vector<float>& v) {
+    return std::vector<T>(v.begin(), v.end());
+}
 
 // The rows of a row-major matrix with `cols` columns, last row first.
 std::vector<float> rows_reversed(const std::vector<float>& v, std::size_t cols) {
     std::vector<float> out;
-    for (std::size_t r = v.size() / cols; r-- > 0;) out.insert(out.end(), v.begin() + r * cols, v.begin() + (r + 1) * cols);
+    for (std::size_t r = v.size() / cols; r-- > 0;)
+        out.insert(out.end(), v.begin() + r * cols, v.begin() + (r + 1) * cols);
     return out;
 }
 
@@ -121,8 +124,8 @@ TEST(Cgma, EveryKernel) {
     EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab05::cgma(Kernel::Naive2D)), 1.0);
     EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab05::cgma(Kernel::Tiled16)), 16.0);
     EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab05::cgma(Kernel::Tiled32)), 32.0);
-    EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab05::cgma(Kernel::Final)), 2.0 * lab05::kFinalBM * lab05::kFinalBN /
-                                                                   (lab05::kFinalBM + lab05::kFinalBN));
+    EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab05::cgma(Kernel::Final)),
+                     2.0 * lab05::kFinalBM * lab05::kFinalBN / (lab05::kFinalBM + lab05::kFinalBN));
 }
 
 // ---- Harness (0 points: these check the lab's own tools, not your code) -----------------
@@ -222,9 +225,9 @@ TEST_P(GpuMatmul, ExactSmallIntegers) {
 
 TEST_P(GpuMatmul, TallAndSkinny) {
     HPCLAB_REQUIRE_GPU();
-    expect_normwise<float>(GetParam(), 20000, 7, 3, 51);   // tall A, thin C
-    expect_normwise<double>(GetParam(), 3, 5000, 2, 52);   // long inner dimension
-    expect_exact<float>(GetParam(), 2, 16, 3000, 53);      // wide C
+    expect_normwise<float>(GetParam(), 20000, 7, 3, 51);  // tall A, thin C
+    expect_normwise<double>(GetParam(), 3, 5000, 2, 52);  // long inner dimension
+    expect_exact<float>(GetParam(), 2, 16, 3000, 53);     // wide C
 }
 
 // The runtime's answers about the kernel (registers, blocks per SM) can only

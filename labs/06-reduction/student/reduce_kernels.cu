@@ -115,56 +115,81 @@ __global__ void trapezoid_block_sums(std::size_t intervals, double* __restrict__
 // ---- the passes: each launches its kernel (see Pass in reduction.hpp) -------
 
 template <class T>
-void Pass<T>::interleaved(const T* in, std::size_t n, T* partial, std::size_t blocks, int block,
-                          cudaStream_t stream) {
+void Pass<T>::interleaved(const T* in, std::size_t n, T* partial, std::size_t blocks, int block, cudaStream_t stream) {
     // TODO(student): stage 1. Launch reduce_interleaved<T> with `blocks`
     // blocks of `block` threads, block * sizeof(T) bytes of dynamic shared
     // memory, on `stream`; then HPCLAB_CUDA_CHECK_LAUNCH().
-    (void)in; (void)n; (void)partial; (void)blocks; (void)block; (void)stream;
+    (void)in;
+    (void)n;
+    (void)partial;
+    (void)blocks;
+    (void)block;
+    (void)stream;
     throw hpclab::NotImplemented("Pass<T>::interleaved");
 }
 
 template <class T>
-void Pass<T>::sequential(const T* in, std::size_t n, T* partial, std::size_t blocks, int block,
-                         cudaStream_t stream) {
+void Pass<T>::sequential(const T* in, std::size_t n, T* partial, std::size_t blocks, int block, cudaStream_t stream) {
     // TODO(student): stage 2. The same for reduce_sequential<T>.
-    (void)in; (void)n; (void)partial; (void)blocks; (void)block; (void)stream;
+    (void)in;
+    (void)n;
+    (void)partial;
+    (void)blocks;
+    (void)block;
+    (void)stream;
     throw hpclab::NotImplemented("Pass<T>::sequential");
 }
 
 template <class T>
-void Pass<T>::first_add(const T* in, std::size_t n, T* partial, std::size_t blocks, int block,
-                        cudaStream_t stream) {
+void Pass<T>::first_add(const T* in, std::size_t n, T* partial, std::size_t blocks, int block, cudaStream_t stream) {
     // TODO(student): stage 3. The same for reduce_first_add<T>.
-    (void)in; (void)n; (void)partial; (void)blocks; (void)block; (void)stream;
+    (void)in;
+    (void)n;
+    (void)partial;
+    (void)blocks;
+    (void)block;
+    (void)stream;
     throw hpclab::NotImplemented("Pass<T>::first_add");
 }
 
 template <class T>
-void Pass<T>::warp_shuffle(const T* in, std::size_t n, T* partial, std::size_t blocks, int block,
-                           cudaStream_t stream) {
+void Pass<T>::warp_shuffle(const T* in, std::size_t n, T* partial, std::size_t blocks, int block, cudaStream_t stream) {
     // TODO(student): stage 4. Launch reduce_warp_shuffle<T>; block_sum's
     // __shared__ array is static, so no dynamic shared memory.
-    (void)in; (void)n; (void)partial; (void)blocks; (void)block; (void)stream;
+    (void)in;
+    (void)n;
+    (void)partial;
+    (void)blocks;
+    (void)block;
+    (void)stream;
     throw hpclab::NotImplemented("Pass<T>::warp_shuffle");
 }
 
 template <class T>
-void Pass<T>::grid_stride(const T* in, std::size_t n, T* partial, std::size_t blocks, int block,
-                          cudaStream_t stream) {
+void Pass<T>::grid_stride(const T* in, std::size_t n, T* partial, std::size_t blocks, int block, cudaStream_t stream) {
     // TODO(student): stage 5. Launch reduce_grid_stride<T>, no dynamic shared
     // memory; `blocks` is at most what the GPU holds at once (blocks_for).
-    (void)in; (void)n; (void)partial; (void)blocks; (void)block; (void)stream;
+    (void)in;
+    (void)n;
+    (void)partial;
+    (void)blocks;
+    (void)block;
+    (void)stream;
     throw hpclab::NotImplemented("Pass<T>::grid_stride");
 }
 
 template <class T>
-const void* Pass<T>::grid_stride_kernel() { return reinterpret_cast<const void*>(&reduce_grid_stride<T>); }
+const void* Pass<T>::grid_stride_kernel() {
+    return reinterpret_cast<const void*>(&reduce_grid_stride<T>);
+}
 
 void trapezoid_pass(std::size_t intervals, double* partial, std::size_t blocks, int block) {
     // TODO(student): exercise 3. Launch trapezoid_block_sums with `blocks`
     // blocks of `block` threads on the default stream; check the launch.
-    (void)intervals; (void)partial; (void)blocks; (void)block;
+    (void)intervals;
+    (void)partial;
+    (void)blocks;
+    (void)block;
     throw hpclab::NotImplemented("trapezoid_pass");
 }
 

@@ -127,8 +127,10 @@ TEST_P(EveryKernel, IntegerSumsAreExactInFloatLarge) {
 template <class T>
 void expect_random_within_tolerance(Method m, std::size_t n, std::uint64_t seed) {
     std::vector<T> x(n), magnitudes(n);
-    if constexpr (sizeof(T) == 4) x = hpclab::uniform_floats(n, seed, -1.0f, 2.0f);
-    else x = hpclab::uniform_doubles(n, seed, -1.0, 2.0);
+    if constexpr (sizeof(T) == 4)
+        x = hpclab::uniform_floats(n, seed, -1.0f, 2.0f);
+    else
+        x = hpclab::uniform_doubles(n, seed, -1.0, 2.0);
     for (std::size_t i = 0; i < n; ++i) magnitudes[i] = std::fabs(x[i]);
     const double ref = reference_sum(x.data(), n);
     const double tol = lab06::sum_tolerance(n, reference_sum(magnitudes.data(), n), lab06::unit_roundoff<T>());

@@ -95,16 +95,16 @@ TEST(Copy, SmallStridesAreExact) {
 }
 
 TEST(Model, SectorsPerWarp) {
-    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(0, 1, 4)), 4);    // 128 aligned bytes
-    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(1, 1, 4)), 5);    // one sector more when misaligned
+    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(0, 1, 4)), 4);  // 128 aligned bytes
+    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(1, 1, 4)), 5);  // one sector more when misaligned
     EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(2, 1, 4)), 5);
-    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(8, 1, 4)), 4);    // 32-byte aligned again
+    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(8, 1, 4)), 4);  // 32-byte aligned again
     EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(32, 1, 4)), 4);
     EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(0, 2, 4)), 8);
-    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(0, 8, 4)), 32);   // one sector per thread
+    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(0, 8, 4)), 32);  // one sector per thread
     EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(0, 32, 4)), 32);
-    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(0, 1, 8)), 8);    // doubles
-    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(0, 0, 4)), 1);    // all threads on one element
+    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(0, 1, 8)), 8);  // doubles
+    EXPECT_EQ(HPCLAB_VALUE(lab07::sectors_per_warp(0, 0, 4)), 1);  // all threads on one element
     EXPECT_THROW(HPCLAB_VALUE(lab07::sectors_per_warp(0, 1, 0)), std::invalid_argument);
 }
 
@@ -189,8 +189,8 @@ TEST(Layout, PaddedTileColumnsAreConflictFree) {
     for (std::uint32_t column = 0; column < static_cast<std::uint32_t>(tile); ++column) {
         std::vector<std::uint32_t> words;
         for (std::uint32_t tx = 0; tx < 32; ++tx) words.push_back(tx * stride + column);
-        ASSERT_EQ(ways(words), 1) << "column " << column << " of a tile with row stride "
-                                  << stride << " is a " << ways(words) << "-way bank conflict";
+        ASSERT_EQ(ways(words), 1) << "column " << column << " of a tile with row stride " << stride << " is a "
+                                  << ways(words) << "-way bank conflict";
     }
     EXPECT_LE(stride, tile + 1) << "one column of padding is enough";
 }
@@ -205,9 +205,9 @@ TEST(Model, BankConflictWays) {
         stride2.push_back(2 * t);
     }
     EXPECT_EQ(HPCLAB_VALUE(lab07::bank_conflict_ways(consecutive)), 1);
-    EXPECT_EQ(HPCLAB_VALUE(lab07::bank_conflict_ways(stride32)), 32);   // thread-major powers, unpadded tile column
-    EXPECT_EQ(HPCLAB_VALUE(lab07::bank_conflict_ways(stride33)), 1);    // padded tile column
-    EXPECT_EQ(HPCLAB_VALUE(lab07::bank_conflict_ways(same)), 1);        // a broadcast is not a conflict
+    EXPECT_EQ(HPCLAB_VALUE(lab07::bank_conflict_ways(stride32)), 32);  // thread-major powers, unpadded tile column
+    EXPECT_EQ(HPCLAB_VALUE(lab07::bank_conflict_ways(stride33)), 1);   // padded tile column
+    EXPECT_EQ(HPCLAB_VALUE(lab07::bank_conflict_ways(same)), 1);       // a broadcast is not a conflict
     EXPECT_EQ(HPCLAB_VALUE(lab07::bank_conflict_ways(stride2)), 2);
     EXPECT_EQ(HPCLAB_VALUE(lab07::bank_conflict_ways({})), 0);
     EXPECT_EQ(HPCLAB_VALUE(lab07::bank_conflict_ways({0, 32, 32, 64, 1})), 3);
@@ -227,8 +227,8 @@ TEST(TileCopy, BothMappingsCopyExactly) {
             std::vector<float> out(n * n);
             d_out.copy_to_host(out.data(), n * n);
             const auto cmp = hpclab::compare_arrays(out, in, hpclab::Tolerance::exact());
-            ASSERT_TRUE(cmp.ok()) << (mapping == lab07::TileMapping::row_wise ? "row_wise" : "column_wise") << " n = "
-                                  << n << ": " << cmp.describe("out");
+            ASSERT_TRUE(cmp.ok()) << (mapping == lab07::TileMapping::row_wise ? "row_wise" : "column_wise")
+                                  << " n = " << n << ": " << cmp.describe("out");
         }
     }
 }

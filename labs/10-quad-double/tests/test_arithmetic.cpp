@@ -65,8 +65,8 @@ TEST(Eft, TwoSumIsExact) {
         double qerr;
         const double qs = qd::two_sum(a[i], b[i], qerr);
         ASSERT_TRUE(same_bits(got[i][0], qs) && same_bits(got[i][1], qerr))
-            << "two_sum(" << a[i] << ", " << b[i] << ") = " << got[i][0] << " + " << got[i][1] << ", expected "
-            << qs << " + " << qerr;
+            << "two_sum(" << a[i] << ", " << b[i] << ") = " << got[i][0] << " + " << got[i][1] << ", expected " << qs
+            << " + " << qerr;
     }
 }
 
@@ -117,8 +117,8 @@ TEST(Eft, TwoProdIsExact) {
         double qerr;
         const double qp = qd::two_prod(a[i], b[i], qerr);
         ASSERT_TRUE(same_bits(got[i][0], qp) && same_bits(got[i][1], qerr))
-            << "two_prod(" << a[i] << ", " << b[i] << ") = " << got[i][0] << " + " << got[i][1] << ", exact: "
-            << qp << " + " << qerr;
+            << "two_prod(" << a[i] << ", " << b[i] << ") = " << got[i][0] << " + " << got[i][1] << ", exact: " << qp
+            << " + " << qerr;
     }
     const Pair pe = HPCLAB_CALL([&] {
         double err;
@@ -150,14 +150,15 @@ TEST(Eft, RenormKeepsEveryWord) {
     for (std::size_t i = 0; i < n; ++i) {
         Five q = in[i];
         qd::renorm(q[0], q[1], q[2], q[3], q[4]);
-        for (int k = 0; k < 4; ++k) ASSERT_TRUE(same_bits(got[i][k], q[k])) << "word " << k << " differs at input " << i;
+        for (int k = 0; k < 4; ++k)
+            ASSERT_TRUE(same_bits(got[i][k], q[k])) << "word " << k << " differs at input " << i;
     }
     // The fifth term must reach the result: 1 + 2^-60 + 2^-120 + 2^-180 + 2^-240.
     const Five c = HPCLAB_VALUE(renormed(Five{1.0, 0x1p-60, 0x1p-120, 0x1p-180, 0x1p-240}));
     EXPECT_EQ(c[0] + 0.0, 1.0);
     const qd_real sum = qd_real(c[0], c[1], c[2], c[3]);
-    const qd_real want = qd_real(1.0) + std::ldexp(1.0, -60) + std::ldexp(1.0, -120) + std::ldexp(1.0, -180) +
-                         std::ldexp(1.0, -240);
+    const qd_real want =
+        qd_real(1.0) + std::ldexp(1.0, -60) + std::ldexp(1.0, -120) + std::ldexp(1.0, -180) + std::ldexp(1.0, -240);
     EXPECT_EQ((sum - want).x[0], 0.0) << "renormalization lost a term";
 }
 
@@ -209,7 +210,7 @@ TEST(Known, SqrtOfZeroAndNegative) {
 TEST(Known, TinyAndHugeExponents) {
     // Magnitudes near the ends of the double range, where no intermediate overflows and the
     // low words stay normal numbers.
-    const qd_real big = qd_real(3.0) * std::ldexp(1.0, 960) / 7.0;   // ~1.2e289
+    const qd_real big = qd_real(3.0) * std::ldexp(1.0, 960) / 7.0;    // ~1.2e289
     const qd_real tiny = qd_real(5.0) * std::ldexp(1.0, -800) / 3.0;  // ~1e-241
     const QuadDouble b = from_qd_real(big), t = from_qd_real(tiny);
     EXPECT_LE(relative_error(HPCLAB_VALUE(b * t), big * tiny), 4 * kQdEps);
@@ -306,7 +307,7 @@ TEST_P(RandomVsQd, Agrees) {
     hpclab::Rng rng(100 + static_cast<int>(c.op) + (c.quad ? 10 : 0));
     const double eps = c.quad ? kQdEps : kDdEps;
     const double bound = c.quad ? 1e-60 : 1e-30;  // the bounds on the relative error
-    double worst = 0, worst_exact = 0;  // against QD; against the exact result (dd only)
+    double worst = 0, worst_exact = 0;            // against QD; against the exact result (dd only)
     int differing_bits = 0, first_diff = -1;
     const std::size_t n = kRandomCount;
     if (c.quad) {
@@ -315,10 +316,12 @@ TEST_P(RandomVsQd, Agrees) {
             a[i] = random_qd(rng);
             b[i] = random_qd(rng);
             const QuadDouble& x = a[i];
-            if (c.op == Op::sqrt) a[i] = make_qd(std::fabs(x.v.x), x.v.x < 0 ? -x.v.y : x.v.y,
-                                                 x.v.x < 0 ? -x.v.z : x.v.z, x.v.x < 0 ? -x.v.w : x.v.w);
+            if (c.op == Op::sqrt)
+                a[i] = make_qd(std::fabs(x.v.x), x.v.x < 0 ? -x.v.y : x.v.y, x.v.x < 0 ? -x.v.z : x.v.z,
+                               x.v.x < 0 ? -x.v.w : x.v.w);
         }
-        const auto got = HPCLAB_CALL([&] { return each(n, [&](std::size_t i) { return apply_host(c.op, a[i], b[i]); }); });
+        const auto got =
+            HPCLAB_CALL([&] { return each(n, [&](std::size_t i) { return apply_host(c.op, a[i], b[i]); }); });
         ASSERT_EQ(got.size(), n);
         for (std::size_t i = 0; i < n; ++i) {
             const qd_real want = qd_apply(c.op, to_qd_real(a[i]), to_qd_real(b[i]));
@@ -334,7 +337,8 @@ TEST_P(RandomVsQd, Agrees) {
             b[i] = random_dd(rng);
             if (c.op == Op::sqrt && a[i].v.x < 0) a[i] = make_dd(-a[i].v.x, -a[i].v.y);
         }
-        const auto got = HPCLAB_CALL([&] { return each(n, [&](std::size_t i) { return apply_host(c.op, a[i], b[i]); }); });
+        const auto got =
+            HPCLAB_CALL([&] { return each(n, [&](std::size_t i) { return apply_host(c.op, a[i], b[i]); }); });
         ASSERT_EQ(got.size(), n);
         for (std::size_t i = 0; i < n; ++i) {
             const dd_real want = qd_apply(c.op, to_dd_real(a[i]), to_dd_real(b[i]));
@@ -343,15 +347,15 @@ TEST_P(RandomVsQd, Agrees) {
             if (err > worst) worst = err;
             if (!same_bits(got[i], from_dd_real(want)) && differing_bits++ == 0) first_diff = static_cast<int>(i);
             // The true result to ~1e-64, in quad-double: the accuracy of the algorithm itself.
-            const qd_real exact =
-                qd_apply(c.op, qd_real(a[i].v.x, a[i].v.y, 0, 0), qd_real(b[i].v.x, b[i].v.y, 0, 0));
+            const qd_real exact = qd_apply(c.op, qd_real(a[i].v.x, a[i].v.y, 0, 0), qd_real(b[i].v.x, b[i].v.y, 0, 0));
             worst_exact = std::max(worst_exact, relative_error(qd_real(got[i].v.x, got[i].v.y, 0, 0), exact));
         }
     }
     std::printf("[ %-8s ] worst relative error against QD %.3g = %.2f ulps (eps %.3g); %d of %d differ in bits\n",
                 c.name, worst, worst / eps, eps, differing_bits, kRandomCount);
-    if (!c.quad) std::printf("[ %-8s ] worst relative error against the exact result %.3g = %.2f ulps\n", c.name,
-                             worst_exact, worst_exact / eps);
+    if (!c.quad)
+        std::printf("[ %-8s ] worst relative error against the exact result %.3g = %.2f ulps\n", c.name, worst_exact,
+                    worst_exact / eps);
     RecordProperty("worst_ulps", std::to_string(worst / eps));
     EXPECT_LE(worst, bound) << c.name;
     if (c.same_bits_as_qd) {
@@ -361,9 +365,9 @@ TEST_P(RandomVsQd, Agrees) {
 }
 
 const OpCase kCases[] = {
-    {"dd_add", false, Op::add, true},  {"dd_sub", false, Op::sub, true},  {"dd_mul", false, Op::mul, true},
-    {"dd_div", false, Op::div, true},  {"dd_sqrt", false, Op::sqrt, true}, {"qd_add", true, Op::add, true},
-    {"qd_sub", true, Op::sub, true},   {"qd_mul", true, Op::mul, true},   {"qd_div", true, Op::div, true},
+    {"dd_add", false, Op::add, true},   {"dd_sub", false, Op::sub, true},   {"dd_mul", false, Op::mul, true},
+    {"dd_div", false, Op::div, true},   {"dd_sqrt", false, Op::sqrt, true}, {"qd_add", true, Op::add, true},
+    {"qd_sub", true, Op::sub, true},    {"qd_mul", true, Op::mul, true},    {"qd_div", true, Op::div, true},
     {"qd_sqrt", true, Op::sqrt, false},
 };
 INSTANTIATE_TEST_SUITE_P(Lab10, RandomVsQd, ::testing::ValuesIn(kCases),
@@ -425,7 +429,8 @@ TEST(Complex, NewtonStepVsQd) {
         c[i] = make_cqd(make_qd(std::cos(angle)), make_qd(std::sin(angle)));
         z0[i] = make_cqd(make_qd(1.0), make_qd(angle > 0 ? 0.5 : -0.5));
     }
-    const auto step = HPCLAB_CALL([&] { return each(n, [&](std::size_t i) { return complex_newton_step(z0[i], c[i]); }); });
+    const auto step =
+        HPCLAB_CALL([&] { return each(n, [&](std::size_t i) { return complex_newton_step(z0[i], c[i]); }); });
     const auto root = HPCLAB_CALL([&] {
         return each(n, [&](std::size_t i) {
             ComplexQd z = z0[i];

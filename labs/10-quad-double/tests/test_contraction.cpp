@@ -12,12 +12,12 @@
 #include "qd_reference.hpp"
 
 namespace lab10 {
-#define DECLARE_VARIANT(ns)                                                   \
-    namespace ns {                                                            \
-    void host_results(const double* in, double* out, std::size_t n);          \
-    void device_results(const double* in, double* out, std::size_t n);       \
-    double host_naive_mad(const double* in);                                  \
-    double device_naive_mad(const double* in);                                \
+#define DECLARE_VARIANT(ns)                                            \
+    namespace ns {                                                     \
+    void host_results(const double* in, double* out, std::size_t n);   \
+    void device_results(const double* in, double* out, std::size_t n); \
+    double host_naive_mad(const double* in);                           \
+    double device_naive_mad(const double* in);                         \
     }
 DECLARE_VARIANT(fmad_on)
 DECLARE_VARIANT(fmad_off)

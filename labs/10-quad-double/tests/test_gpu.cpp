@@ -58,23 +58,26 @@ void expect_device_matches_host(Op op, Make make, const char* name) {
     for (int i = 0; i < n; ++i) {
         if (!same_bits(got[i], host[i]) && differ++ == 0) first = i;
     }
-    EXPECT_EQ(differ, 0) << name << ": " << differ << " of " << n << " device results differ from the host's bits; first at "
-                         << first << ": device " << got[first] << "\n host " << host[first];
+    EXPECT_EQ(differ, 0) << name << ": " << differ << " of " << n
+                         << " device results differ from the host's bits; first at " << first << ": device "
+                         << got[first] << "\n host " << host[first];
 }
 
 TEST_P(Device, MatchesHostBits) {
     HPCLAB_REQUIRE_GPU();
     const DeviceCase c = GetParam();
     if (c.quad)
-        expect_device_matches_host<QuadDouble>(c.op, [](hpclab::Rng& r, bool pos) { return random_qd(r, 330, pos); }, c.name);
+        expect_device_matches_host<QuadDouble>(
+            c.op, [](hpclab::Rng& r, bool pos) { return random_qd(r, 330, pos); }, c.name);
     else
-        expect_device_matches_host<DoubleDouble>(c.op, [](hpclab::Rng& r, bool pos) { return random_dd(r, 330, pos); }, c.name);
+        expect_device_matches_host<DoubleDouble>(
+            c.op, [](hpclab::Rng& r, bool pos) { return random_dd(r, 330, pos); }, c.name);
 }
 
 const DeviceCase kDeviceCases[] = {
-    {"dd_add", false, Op::add}, {"dd_sub", false, Op::sub}, {"dd_mul", false, Op::mul}, {"dd_div", false, Op::div},
-    {"dd_sqrt", false, Op::sqrt}, {"qd_add", true, Op::add}, {"qd_sub", true, Op::sub}, {"qd_mul", true, Op::mul},
-    {"qd_div", true, Op::div}, {"qd_sqrt", true, Op::sqrt},
+    {"dd_add", false, Op::add},   {"dd_sub", false, Op::sub},  {"dd_mul", false, Op::mul}, {"dd_div", false, Op::div},
+    {"dd_sqrt", false, Op::sqrt}, {"qd_add", true, Op::add},   {"qd_sub", true, Op::sub},  {"qd_mul", true, Op::mul},
+    {"qd_div", true, Op::div},    {"qd_sqrt", true, Op::sqrt},
 };
 INSTANTIATE_TEST_SUITE_P(Lab10, Device, ::testing::ValuesIn(kDeviceCases),
                          [](const ::testing::TestParamInfo<DeviceCase>& info) { return std::string(info.param.name); });
@@ -114,8 +117,8 @@ TEST(Newton, ReachesQuadDoublePrecision) {
         worst = std::max(worst, err[i]);
         most = std::max(most, iterations[i]);
     }
-    std::printf("[ newton   ] worst relative error %.3g = %.2f ulps; at most %d iterations\n", worst,
-                worst / kQdEps, most);
+    std::printf("[ newton   ] worst relative error %.3g = %.2f ulps; at most %d iterations\n", worst, worst / kQdEps,
+                most);
     EXPECT_GE(most, 2) << "two steps are needed from a double: 53 -> 106 -> 212 bits";
     EXPECT_LE(most, 4) << "from the double square root, Newton needs about three steps";
 }
@@ -247,7 +250,8 @@ TEST(Complex, DeviceNewtonMatchesHostBits) {
     ASSERT_EQ(z.size(), c.size());
     ASSERT_EQ(host.size(), c.size());
     int differ = 0;
-    for (std::size_t i = 0; i < c.size(); ++i) differ += !(same_bits(host[i].re, z[i].re) && same_bits(host[i].im, z[i].im));
+    for (std::size_t i = 0; i < c.size(); ++i)
+        differ += !(same_bits(host[i].re, z[i].re) && same_bits(host[i].im, z[i].im));
     EXPECT_EQ(differ, 0);
 }
 

@@ -35,8 +35,7 @@ namespace {
 
 }  // namespace
 
-void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end,
-                          cudaStream_t stream) {
+void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end, cudaStream_t stream) {
     // TODO(student): check the row range (std::invalid_argument), launch the
     // kernel of d.layout and d.loads on `stream`, then HPCLAB_CUDA_CHECK_LAUNCH().
     (void)d;

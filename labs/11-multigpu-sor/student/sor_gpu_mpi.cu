@@ -37,7 +37,8 @@ namespace {
 // Device rows 1 and `rows` -> pinned -> neighbours -> pinned -> halo rows 0
 // and rows+1, all on `stream`; returns when the halos are on the device.
 // A side without a neighbour keeps its row: it is the global boundary.
-[[maybe_unused]] void staged_exchange(const StripComm& sc, DeviceStrip& d, double* send, double* recv, cudaStream_t stream) {
+[[maybe_unused]] void staged_exchange(const StripComm& sc, DeviceStrip& d, double* send, double* recv,
+                                      cudaStream_t stream) {
     // TODO(student): rows 1 and d.rows to the pinned `send` (cudaMemcpyAsync, then
     // synchronise), exchange_rows on the pinned buffers, and back into rows 0
     // and d.rows+1 -- but only from a side that has a neighbour.

@@ -36,8 +36,8 @@ StripComm make_strip_comm(int n, MPI_Comm comm) {
     throw hpclab::NotImplemented("make_strip_comm");
 }
 
-void exchange_rows(const StripComm& sc, const double* send_top, const double* send_bottom,
-                   double* recv_top, double* recv_bottom, int count) {
+void exchange_rows(const StripComm& sc, const double* send_top, const double* send_bottom, double* recv_top,
+                   double* recv_bottom, int count) {
     // TODO(student): two MPI_Sendrecv calls: send up / receive from below, then
     // send down / receive from above.
     (void)sc;

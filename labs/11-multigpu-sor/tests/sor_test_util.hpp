@@ -157,8 +157,8 @@ inline ::testing::AssertionResult gather_and_compare(Piece piece, const std::vec
         total += counts[r];
     }
     std::vector<double> all(static_cast<std::size_t>(total));
-    HPCLAB_MPI_CHECK(MPI_Gatherv(values.data(), piece.ok ? static_cast<int>(values.size()) : 0, MPI_DOUBLE,
-                                 all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    HPCLAB_MPI_CHECK(MPI_Gatherv(values.data(), piece.ok ? static_cast<int>(values.size()) : 0, MPI_DOUBLE, all.data(),
+                                 counts.data(), displs.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD));
     if (!piece.ok) return ::testing::AssertionFailure() << "this rank's grid does not have the shape it was given";
     if (me != 0) return ::testing::AssertionSuccess();
     const std::size_t width = static_cast<std::size_t>(w);
@@ -267,8 +267,7 @@ inline double reference_residual_norm(const lab11::Strip& s) {
 }
 
 // solve(s, RedBlackSor, ...) by the stopping rule of iterate_to_tolerance.
-inline lab11::SolveResult reference_solve(lab11::Strip& s, double omega, double tol, int check_every,
-                                          long max_iters) {
+inline lab11::SolveResult reference_solve(lab11::Strip& s, double omega, double tol, int check_every, long max_iters) {
     lab11::SolveResult r;
     r.residual0 = reference_residual_norm(s);
     r.residual = r.residual0;

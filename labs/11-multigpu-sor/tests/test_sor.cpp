@@ -142,8 +142,8 @@ TEST(Cpu, ResidualNormMatchesItsDefinition) {
     for (int i = 1; i <= 6; ++i) {
         double row = 0;
         for (int j = 1; j <= 6; ++j) {
-            const double r = residual_at(s.at(i, j), s.at(i, j - 1), s.at(i, j + 1), s.at(i - 1, j), s.at(i + 1, j),
-                                         s.b(i, j));
+            const double r =
+                residual_at(s.at(i, j), s.at(i, j - 1), s.at(i, j + 1), s.at(i - 1, j), s.at(i + 1, j), s.b(i, j));
             row += r * r;
         }
         sum += row;
@@ -156,7 +156,8 @@ TEST(Cpu, ResidualNormMatchesItsDefinition) {
     // The exact harmonic grid satisfies the discrete equation up to rounding.
     Strip exact = make_problem(ProblemKind::LaplaceHarmonic, 20);
     for (int i = 1; i <= 20; ++i)
-        for (int j = 1; j <= 20; ++j) exact.at(i, j) = exact_solution(ProblemKind::LaplaceHarmonic, j * exact.h(), i * exact.h());
+        for (int j = 1; j <= 20; ++j)
+            exact.at(i, j) = exact_solution(ProblemKind::LaplaceHarmonic, j * exact.h(), i * exact.h());
     EXPECT_LT(HPCLAB_VALUE(residual_norm(exact)), 1e-13);
 }
 
@@ -239,7 +240,10 @@ TEST(Cpu, StoppingRuleRunsBlocksOfCheckEverySweeps) {
     // done) is an output of the judged call, recorded with its result.
     long done = 0;
     std::vector<long> blocks;
-    auto sweeps = [&](long k) { blocks.push_back(k); done += k; };
+    auto sweeps = [&](long k) {
+        blocks.push_back(k);
+        done += k;
+    };
     auto residual = [&] { return std::ldexp(1.0, static_cast<int>(-done)); };
     // tol 0: never converges
     SolveResult r = HPCLAB_CALL([&] { return iterate_to_tolerance(sweeps, residual, 0.0, 3, 10); }, blocks, done);
@@ -256,7 +260,12 @@ TEST(Cpu, StoppingRuleRunsBlocksOfCheckEverySweeps) {
     EXPECT_EQ(r.iterations, 6);
     EXPECT_EQ(blocks, (std::vector<long>{2, 2, 2}));
     blocks.clear();
-    r = HPCLAB_CALL([&] { return iterate_to_tolerance(sweeps, [] { return 0.0; }, 1e-9, 2, 100); }, blocks, done);
+    r = HPCLAB_CALL(
+        [&] {
+            return iterate_to_tolerance(
+                sweeps, [] { return 0.0; }, 1e-9, 2, 100);
+        },
+        blocks, done);
     EXPECT_TRUE(r.converged);
     EXPECT_EQ(r.iterations, 0);
     EXPECT_TRUE(blocks.empty());
@@ -357,7 +366,11 @@ TEST(Mpi, StripsAreBitwiseEqualToSerial) {
             Strip serial = random_start(kind, n);
             Strip mine = random_start(kind, n, sc.range().first, sc.range().rows);
             reference_sweeps(serial, 1.8, 9);
-            HPCLAB_CALL([&] { for (int k = 0; k < 9; ++k) mpi_red_black_sweep(sc, mine, 1.8); }, mine.u);
+            HPCLAB_CALL(
+                [&] {
+                    for (int k = 0; k < 9; ++k) mpi_red_black_sweep(sc, mine, 1.8);
+                },
+                mine.u);
             EXPECT_TRUE(gathered_strips_equal(mine, serial)) << "n = " << n;
         }
 }
@@ -411,8 +424,8 @@ TEST(Wide, GhostRowsComeFromTheNeighbours) {
     ASSERT_EQ(wide.u.size(), size);
     for (int li = 0; li < wide.rows + 2; ++li) {
         const int i = wide.global_row(li);
-        if (li == 0 && i > 0) continue;                        // unused ring row above the ghosts
-        if (li == wide.rows + 1 && i < n + 1) continue;        // and below
+        if (li == 0 && i > 0) continue;                  // unused ring row above the ghosts
+        if (li == wide.rows + 1 && i < n + 1) continue;  // and below
         for (int j = 0; j < wide.width(); ++j)
             ASSERT_EQ(wide.at(li, j), full.at(i, j))
                 << "rank " << hpclab::mpi::rank() << ", global row " << i << ", column " << j;
@@ -534,7 +547,11 @@ TEST(Blocks, BitwiseEqualToSerialAndToStrips) {
         Block b = cut_block(serial, bc.rows(), bc.cols());
         reference_sweeps(serial, 1.85, 9);
         const std::size_t size = b.u.size();
-        HPCLAB_CALL([&] { for (int k = 0; k < 9; ++k) mpi_block_red_black_sweep(bc, b, 1.85); }, b.u);
+        HPCLAB_CALL(
+            [&] {
+                for (int k = 0; k < 9; ++k) mpi_block_red_black_sweep(bc, b, 1.85);
+            },
+            b.u);
         ASSERT_TRUE(same_size_on_every_rank(b.u.size(), size));
         EXPECT_TRUE(gathered_blocks_equal(b, serial)) << "n = " << n << ", blocks " << bc.dim(0) << " x " << bc.dim(1);
     }
