@@ -93,7 +93,7 @@ class HonestFixtures(FixtureCase):
         self.assertEqual(data["score"], 0)
         self.assertIn("compile error", data["output"])
         self.assertIn("error: expected", data["output"])
-        self.assertIn("labs/01-sorting/sorting.cpp", data["output"])
+        self.assertIn("labs/01-sorting/student/sorting.cpp", data["output"])
         self.assertLessEqual(data["output"].count("\n"), 60)
 
     def test_segfault_costs_only_its_tests(self):

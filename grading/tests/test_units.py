@@ -681,8 +681,9 @@ class MutantPatchTest(unittest.TestCase):
         for name in sorted(os.listdir(helpers.FIXTURES + "/01-sorting")):
             with tempfile.TemporaryDirectory() as tmp:
                 d = helpers.fixture_copy("01-sorting", name, tmp)
-                base = os.path.join(ROOT, "labs" if helpers.fixture_base("01-sorting", name) == "starter"
-                                    else "solutions", "01-sorting")
+                base = (os.path.join(ROOT, "labs", "01-sorting", manifest.STUDENT_DIR)
+                        if helpers.fixture_base("01-sorting", name) == "starter"
+                        else os.path.join(ROOT, "solutions", "01-sorting"))
                 changed = [f for f in ("sorting.cpp", "merge_sort.hpp")
                            if open(os.path.join(d, f), "rb").read() != open(os.path.join(base, f), "rb").read()]
                 self.assertEqual(bool(changed), name not in ("solution", "starter"), name)
