@@ -13,7 +13,8 @@ LAB may be given as 01, 1, 01-sorting or sorting.
 Exactly one source of student files:
   --solution         the reference solutions (solutions/LAB): full marks expected
   --starter          the skeletons (labs/LAB): 0 expected
-  --submission DIR   DIR holds the student files of LAB as lab.json lists them
+  --submission DIR   DIR holds the student files of LAB (as in labs/LAB/student/), or
+                     is a lab folder whose student/ holds them
                      (e.g. DIR/sorting.cpp); with --all, DIR holds one
                      subdirectory per lab (DIR/01-sorting/sorting.cpp, ...)
 

@@ -500,4 +500,14 @@ def source_dir(root, lab, kind, submission):
         return d
     if kind == "starter":
         return os.path.join(root, "labs", lab, manifest.STUDENT_DIR)
+    return submission_dir(submission, manifest.student_files(root, lab))
+
+
+def submission_dir(submission, student_files):
+    """The folder that holds the student files: SUBMISSION itself, or its
+    student/ when SUBMISSION is a whole lab folder (labs/NN-name, or a copy)
+    that holds none of them directly."""
+    nested = os.path.join(submission, manifest.STUDENT_DIR)
+    if os.path.isdir(nested) and not any(os.path.exists(os.path.join(submission, f)) for f in student_files):
+        return nested
     return submission

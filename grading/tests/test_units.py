@@ -397,6 +397,15 @@ class LabNameTest(unittest.TestCase):
         self.assertEqual(named["needs"], [])
         self.assertIn("check\tfail\t--n\t-1", lines)
 
+    def test_a_lab_folder_is_graded_from_its_student_folder(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "lab", "student"))
+            open(os.path.join(d, "lab", "student", "a.cpp"), "w").close()
+            self.assertEqual(pipeline.submission_dir(os.path.join(d, "lab"), ["a.cpp"]),
+                             os.path.join(d, "lab", "student"))
+            open(os.path.join(d, "lab", "a.cpp"), "w").close()  # files given directly win
+            self.assertEqual(pipeline.submission_dir(os.path.join(d, "lab"), ["a.cpp"]), os.path.join(d, "lab"))
+
     def test_student_files_are_the_student_folder(self):
         with tempfile.TemporaryDirectory() as d:
             os.makedirs(os.path.join(d, "labs", "x", "student", "sub"))
