@@ -450,7 +450,7 @@ def grade_all(root, labs, kind, submission, opts, out_path, sandbox):
         print("[%d/%d] %s: %s/%s (%.0f s)%s" % (i, len(labs), lab, report._fmt(data["score"]),
                                               report._fmt(maximum), time.monotonic() - t,
                                               ", " + note if note else ""), flush=True)
-        rows.append((lab, data["score"], maximum, note))
+        rows.append((lab, data["score"], maximum, note, report.points_not_run_here(data)))
         for test in data["tests"]:
             combined.append(dict(test, name="%s: %s" % (lab, test["name"])))
         outputs.append("== %s ==\n%s" % (lab, data["output"]))

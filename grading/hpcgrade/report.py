@@ -71,6 +71,26 @@ def _fmt(x):
     return ("%.2f" % x).rstrip("0").rstrip(".")
 
 
+# Outcomes of items this host could not run (no GPU, a missing library).
+NOT_RUN_HERE = ("needs_gpu", "needs")
+
+
+def points_not_run_here(data):
+    """The points of DATA's items that this host could not run."""
+    outcomes = data.get("extra_data", {}).get("outcomes", {})
+    return sum(t["max_score"] for t in data["tests"] if outcomes.get(t["name"]) in NOT_RUN_HERE)
+
+
+def total_line(score, maximum, not_run):
+    """'12/86', or, where some parts could not run here, the total of what
+    ran and the points left for another host: a reference solution on a
+    machine without a GPU must not read as a failing one."""
+    if not not_run:
+        return "%s/%s" % (_fmt(score), _fmt(maximum))
+    return "%s/%s run here; %s more points not run here (need a GPU or a library this host lacks)" % (
+        _fmt(score), _fmt(maximum - not_run), _fmt(not_run))
+
+
 def table(data, title=""):
     """Pure: a fixed-width table of one lab's results."""
     rows = [(t["name"], _fmt(t["score"]), _fmt(t["max_score"]),
@@ -86,17 +106,16 @@ def table(data, title=""):
     for name, s, m, outcome, note in rows:
         lines.append("%-*s %7s  %-9s %s" % (w, name[:w], "%s/%s" % (s, m), outcome[:9], note[:90]))
     maximum = data.get("extra_data", {}).get("max_score", 0)
-    lines.append("%-*s %7s" % (w, "TOTAL", "%s/%s" % (_fmt(data["score"]), _fmt(maximum))))
+    lines.append("%-*s %7s" % (w, "TOTAL", total_line(data["score"], maximum, points_not_run_here(data))))
     return "\n".join(lines)
 
 
 def scoreboard(rows):
-    """Pure: ROWS of (lab, score, max, note) as a table."""
+    """Pure: ROWS of (lab, score, max, note, points not run here) as a table."""
     w = max([len(r[0]) for r in rows] + [3])
     lines = ["%-*s %12s  %s" % (w, "lab", "score", "note")]
-    for lab, score, maximum, note in rows:
+    for lab, score, maximum, note, _ in rows:
         lines.append("%-*s %12s  %s" % (w, lab, "%s/%s" % (_fmt(score), _fmt(maximum)), note))
-    total = sum(r[1] for r in rows)
-    tmax = sum(r[2] for r in rows)
-    lines.append("%-*s %12s" % (w, "TOTAL", "%s/%s" % (_fmt(total), _fmt(tmax))))
+    lines.append("%-*s %12s" % (w, "TOTAL", total_line(sum(r[1] for r in rows), sum(r[2] for r in rows),
+                                                        sum(r[4] for r in rows))))
     return "\n".join(lines)

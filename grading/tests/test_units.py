@@ -364,6 +364,11 @@ class ReportTest(unittest.TestCase):
             shutil.rmtree(tmp)
         self.assertIn("TOTAL", report.table(data))
 
+    def test_totals_say_what_could_not_run_here(self):
+        board = report.scoreboard([("01-sorting", 46, 46, "", 0), ("06-reduction", 12, 86, "needs a GPU", 74)])
+        self.assertIn("58/58 run here; 74 more points not run here", board.splitlines()[-1])
+        self.assertEqual(report.total_line(40, 46, 0), "40/46")
+
 
 class LabNameTest(unittest.TestCase):
     def test_resolve(self):
