@@ -394,7 +394,14 @@ def time_step(g):
         item.set(0, "failed", "not measured: %s" % e)
         return
     pts = score.ratio_points(result.ratio, item.max_score, full, floor)
-    item.set(pts, "passed" if pts > 0 else "failed", timing.describe(result, full, floor))
+    text = timing.describe(result, full, floor)
+    if g.kind == "solution":
+        # The reference timed against itself: full marks by construction;
+        # how far the ratio strays from 1 is this host's timing noise.
+        pts = float(item.max_score)
+        text = ("the reference against itself: full marks by construction; its ratio %.2f shows this host's "
+                "timing noise. " % result.ratio) + text
+    item.set(pts, "passed" if pts > 0 else "failed", text)
     g.extra["timing"] = {"reference": result.ref.spread(), "submission": result.sub.spread(),
                          "ratio": result.ratio}
     g.out.append("performance: ratio %.2f -> %s of %s points" % (result.ratio, round(pts, 2), item.max_score))

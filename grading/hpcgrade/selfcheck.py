@@ -107,15 +107,12 @@ def judge_solution(data):
         return False, "lost points: " + ", ".join(lost[:5])
     perf = performance_item(data)
     note = "needs a GPU for %d items (not run here)" % len(excused) if excused else "full marks"
-    # The reference timed against itself should score full marks; less is
-    # timing noise on this host (a busy 2-core CI machine, say). It is shown
-    # loudly but does not fail the check, which is about telling good code
-    # from bad: the tests' verdicts, not the clock's.
-    if perf is not None and perf["name"] not in excused and perf["score"] <= 0:
-        note += "; WARNING: performance scored 0 against itself (too noisy to score here: %s)" % (
-            perf["output"][:160])
-    elif perf is not None and perf["name"] not in excused and perf["score"] < perf["max_score"]:
-        note += "; performance %.2f of %g (timing noise)" % (perf["score"], perf["max_score"])
+    # The reference timed against itself scores full marks by construction;
+    # its measured ratio is shown: how far it strays from 1 is this host's
+    # timing noise (a busy 2-core CI machine, say), not a failure.
+    ratio = data["extra_data"].get("timing", {}).get("ratio")
+    if perf is not None and ratio is not None:
+        note += "; timed against itself: ratio %.2f (timing noise beyond 1)" % ratio
     return True, note
 
 
