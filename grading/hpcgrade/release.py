@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import manifest, pipeline
+from . import judging, manifest, pipeline
 
 EXCLUDED = ("solutions/", "grading/hidden/", "grading/mutants/", "grading/tests/fixtures/",
             "grading/tests/test_fixtures.py", "grading/tests/test_tools.py")
@@ -216,7 +216,7 @@ def run_skeleton_tests(dest, lab, binary):
     argv = [binary, "--gtest_output=json:" + out]
     env = dict(os.environ, **manifest.MPI_AS_ROOT_ENV)
     if m["mpi_ranks"]:
-        argv = ["mpirun", "-np", m["mpi_ranks"][0], "--oversubscribe"] + argv
+        argv = judging.Run(m["mpi_ranks"][0]).prefix("mpirun") + argv
     try:
         subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900, env=env)
         with open(out) as f:

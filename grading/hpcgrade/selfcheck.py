@@ -87,7 +87,7 @@ def performance_item(data):
 
 def gpu_excused(data):
     outcomes = data["extra_data"]["outcomes"]
-    return {n for n, o in outcomes.items() if o in ("needs_gpu", "needs")}
+    return {n for n, o in outcomes.items() if o in report.NOT_RUN_HERE}
 
 
 def lost_tests(data, excused):
