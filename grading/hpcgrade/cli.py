@@ -1,6 +1,7 @@
 """grading/grade: the command line. It parses and checks the arguments, then
 hands over to pipeline.py, where a grade's steps live."""
 import argparse
+import math
 import os
 import sys
 
@@ -28,6 +29,28 @@ Exit status: 0 whatever the submission does (its results are in FILE);
 """
 
 
+def positive_int(text):
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not an integer: %r" % text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1: %r" % text)
+    return value
+
+
+def positive_float(text):
+    """argparse type: a finite number > 0 (nan and inf are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a number: %r" % text)
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError("must be a finite number above 0: %r" % text)
+    return value
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="grading/grade", description="Grade hpc-labs submissions.",
                                 epilog=USAGE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -38,14 +61,14 @@ def parse_args(argv):
     src.add_argument("--starter", action="store_true", help="grade the starter files")
     src.add_argument("--submission", metavar="DIR", help="grade the student files in DIR")
     p.add_argument("--out", metavar="FILE", default="results.json", help="results file (default results.json)")
-    p.add_argument("--jobs", type=int, default=None, help="parallel compile jobs and test processes")
-    p.add_argument("--test-timeout", type=float, default=pipeline.DEFAULT_TEST_TIMEOUT,
+    p.add_argument("--jobs", type=positive_int, default=None, help="parallel compile jobs and test processes")
+    p.add_argument("--test-timeout", type=positive_float, default=pipeline.DEFAULT_TEST_TIMEOUT,
                    help="wall-time limit per test process, seconds (default %(default)s)")
-    p.add_argument("--time-limit", type=float, default=pipeline.DEFAULT_TIME_LIMIT,
+    p.add_argument("--time-limit", type=positive_float, default=pipeline.DEFAULT_TIME_LIMIT,
                    help="wall-time limit for a whole lab's grade, seconds (default %(default)s)")
-    p.add_argument("--memory", type=float, default=pipeline.DEFAULT_MEMORY_GIB,
+    p.add_argument("--memory", type=positive_float, default=pipeline.DEFAULT_MEMORY_GIB,
                    help="memory limit per process (RLIMIT_DATA), GiB (default %(default)s)")
-    p.add_argument("--rounds", type=int, default=pipeline.DEFAULT_ROUNDS,
+    p.add_argument("--rounds", type=positive_int, default=pipeline.DEFAULT_ROUNDS,
                    help="performance rounds, reference and submission alternating (default %(default)s)")
     p.add_argument("--no-perf", action="store_true", help="do not time the driver")
     p.add_argument("--keep", action="store_true", help="keep the workspaces (debugging)")
@@ -53,9 +76,6 @@ def parse_args(argv):
     a = p.parse_args(argv)
     if a.all == bool(a.lab):
         p.error("give one LAB or --all")
-    if a.jobs is not None and a.jobs < 1 or a.test_timeout <= 0 or a.time_limit <= 0 or a.memory <= 0 \
-            or a.rounds < 1:
-        p.error("--jobs, --test-timeout, --time-limit, --memory and --rounds must be positive")
     # Find out now, not after a grade of many minutes, that the results
     # cannot be written there.
     why = report.unwritable(a.out)

@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 
-from . import manifest, pipeline, report, score
+from . import cli, manifest, pipeline, report, score
 from . import sandbox as sb_mod
 
 
@@ -197,9 +197,9 @@ def run(root, labs, opts, log=print, first_loss=False):
 def main(argv=None):
     p = argparse.ArgumentParser(prog="grading/selfcheck", description=__doc__.split("\n\n")[0])
     p.add_argument("labs", nargs="*", help="labs to check (default: every lab present)")
-    p.add_argument("--jobs", type=int, default=None)
-    p.add_argument("--test-timeout", type=float, default=pipeline.DEFAULT_TEST_TIMEOUT)
-    p.add_argument("--rounds", type=int, default=pipeline.DEFAULT_ROUNDS)
+    p.add_argument("--jobs", type=cli.positive_int, default=None)
+    p.add_argument("--test-timeout", type=cli.positive_float, default=pipeline.DEFAULT_TEST_TIMEOUT)
+    p.add_argument("--rounds", type=cli.positive_int, default=pipeline.DEFAULT_ROUNDS)
     p.add_argument("--first-loss", action="store_true",
                    help="judge a mutant only until its first lost point (faster; CI uses it)")
     a = p.parse_args(argv)

@@ -62,7 +62,11 @@ class UsageErrors(unittest.TestCase):
                                 (["--solution"], "give one LAB or --all"),
                                 (["01", "--solution", "--out", tmp], "cannot write the results"),
                                 (["01", "--solution", "--out", "/proc/no/results.json"],
-                                 "cannot write the results")):
+                                 "cannot write the results"),
+                                (["01", "--solution", "--test-timeout", "nan"], "must be a finite number above 0"),
+                                (["01", "--solution", "--memory", "inf"], "must be a finite number above 0"),
+                                (["01", "--solution", "--jobs", "0"], "must be at least 1"),
+                                (["01", "--solution", "--rounds", "two"], "not an integer")):
                 code, out = run([grade] + args, tmp)
                 self.assertEqual(code, 2, out)
                 self.assertIn(words, out)
