@@ -77,7 +77,9 @@ BOILERPLATE = re.compile(r"^(for|while|if|switch|else|do|try)\b.*[{)]$|^(case|de
                          r"^(template|using|typedef|public|private|protected|struct|class|enum|static_assert)\b|"
                          r"^HPCLAB_\w+\(.*\);$|^[\w:<>,\s*&]+ \w+(\{\})?;$|"
                          # a bare call with plain arguments uses an interface, it does not implement it
-                         r"^[\w:.>-]+\([\w\s,&*.:>-]*\);$")
+                         r"^[\w:.>-]+\([\w\s,&*.:>-]*\);$|^return [\w:.>-]+\([\w\s,&*.:>-]*\);$|"
+                         # CUDA's thread-index and grid-stride idioms
+                         r".*\b(blockIdx|gridDim)\.[xyz]\b.*\b(blockDim|threadIdx)\.[xyz]\b.*")
 
 
 def secret_lines(solution_text, skeleton_text):
@@ -148,17 +150,32 @@ def export(root, dest):
     return copied
 
 
+def given_text(root, lab):
+    """The lab's given code outside tests/ and student/ (interfaces, harness,
+    driver): public by design, reviewed as such. A solution line that it
+    already holds reveals nothing (lab 10 gives two_diff beside the
+    student's two_sum, which shares lines with it)."""
+    base = os.path.join(root, "labs", lab)
+    texts = []
+    for name in sorted(os.listdir(base)):
+        path = os.path.join(base, name)
+        if os.path.isfile(path) and name.endswith((".hpp", ".h", ".cuh", ".cpp", ".cu")):
+            texts.append(read_text(path) or "")
+    return "\n".join(texts)
+
+
 def collect_secrets(root):
     secrets = {}
     sol_root = os.path.join(root, "solutions")
     for lab in manifest.list_labs(root):
         if not os.path.isdir(os.path.join(sol_root, lab)):
             continue
+        given = given_text(root, lab)
         for f in manifest.load(root, lab)["student_files"]:
             sol = read_text(os.path.join(sol_root, lab, f))
             skel = read_text(os.path.join(root, "labs", lab, manifest.STUDENT_DIR, f)) or ""
             if sol:
-                secrets["solutions/%s/%s" % (lab, f)] = secret_lines(sol, skel)
+                secrets["solutions/%s/%s" % (lab, f)] = secret_lines(sol, skel + "\n" + given)
     return secrets
 
 
