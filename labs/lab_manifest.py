@@ -170,6 +170,18 @@ def check_grading_fields(data):
         # with a copy to check it is 4.3 GB).
         if "memory_gib" in bench and (not isinstance(bench["memory_gib"], (int, float)) or bench["memory_gib"] <= 0):
             raise ManifestError("%s: benchmark.memory_gib must be a number > 0" % where)
+        # reference_vs_anchor: the reference's measured time over the anchor's
+        # (tools/reference_speed.py) and where: what a release's self-grade
+        # and the handout show beside the student's own ratio.
+        ref = bench.get("reference_vs_anchor")
+        # "kind": "driver" where the anchor has no time of its own and the
+        # ratio is the driver's (a bandwidth fraction, higher is better).
+        if ref is not None and not (isinstance(ref, dict) and {"ratio", "host"} <= set(ref) <= {"ratio", "host", "kind"}
+                                    and isinstance(ref["ratio"], (int, float)) and ref["ratio"] > 0
+                                    and isinstance(ref["host"], str) and ref["host"]
+                                    and ref.get("kind", "time") in ("time", "driver")):
+            raise ManifestError('%s: benchmark.reference_vs_anchor must be {"ratio": r > 0, "host": "where"'
+                                '[, "kind": "time" or "driver"]}' % where)
     san = data.get("sanitizer")
     if san is not None:
         if not isinstance(san, dict):

@@ -28,7 +28,7 @@ import tempfile
 import time
 import traceback
 
-from . import build, host, judging, manifest, report, sanitize, scan, score, timing, workspace
+from . import answers, build, host, judging, manifest, report, sanitize, scan, score, speed, timing, workspace
 from . import sandbox as sb_mod
 
 DEFAULT_TEST_TIMEOUT = 20.0
@@ -158,12 +158,37 @@ def prepare(g):
         g.out.append("judge: this tree has no solutions/ (a student release), so the judge is built from "
                      "labs/%s as it is here: a self-grade, not the instructor's" % g.lab)
     src = source_dir(g.root, g.lab, g.kind, g.submission)
-    review = scan.review(read_student_files(src, m["student_files"]))
+    code_files = [f for f in m["student_files"] if f != answers.FILE]
+    review = scan.review(read_student_files(src, code_files))
     if review:
         g.out.append("for review (no effect on the score): the student files use things a lab does not "
                      "need:\n  " + "\n  ".join(review[:20]))
     g.ws = workspace.create(g.root, g.lab, g.sandbox)
     g.out += workspace.install_student_files(g.ws, m["student_files"], src)
+    add_written_answers(g, src)
+
+
+def add_written_answers(g, src):
+    """The questions of the starter's answers.md, each with the answer in
+    the submission's: items worth 0 points for a person to grade."""
+    starter = read_text(os.path.join(g.root, "labs", g.lab, manifest.STUDENT_DIR, answers.FILE))
+    if starter is None:
+        return
+    try:
+        questions = answers.merge(starter, read_text(os.path.join(src, answers.FILE)))
+    except ValueError as e:
+        raise RuntimeError("labs/%s/%s/%s: %s" % (g.lab, manifest.STUDENT_DIR, answers.FILE, e)) from None
+    for q in questions:
+        item = score.Item("written Q%d (%s points, graded by a TA)" % (q.number, answers._fmt(q.points)), 0,
+                          score.WRITTEN)
+        item.set(0, "manual", answers.describe(q))
+        g.items.append(item)
+    g.extra["written"] = [{"question": q.number, "points": q.points, "prompt": q.prompt, "answer": q.answer,
+                           "answered": q.answered} for q in questions]
+    unanswered = [q for q in questions if not q.answered]
+    g.out.append("written answers (%s): %d of %d questions answered, %s points, graded by a TA"
+                 % (answers.FILE, len(questions) - len(unanswered), len(questions),
+                    answers._fmt(sum(q.points for q in questions))))
 
 
 def build_step(g):
@@ -344,11 +369,6 @@ def record_and_judge(g):
     note_gpu_skips(g)
 
 
-# The performance line of a student release (checked by export-release).
-NO_REFERENCE = ("not measured: this tree has no reference solution (a student release); the instructor's "
-                "grader measures performance")
-
-
 def time_step(g):
     item, m = g.perf_item, g.manifest
     if item is None:
@@ -358,10 +378,11 @@ def time_step(g):
     if m["needs_gpu"] and not g.gpu:
         item.set(0, "needs_gpu", "needs a GPU: performance is measured on a GPU host")
         return
+    visible_pass = all(it.outcome == "passed" for it in visible)
     if not g.has_solutions:
-        item.set(0, "needs", NO_REFERENCE)
+        speed.self_grade(g, item, visible_pass)
         return
-    if not all(it.outcome == "passed" for it in visible):
+    if not visible_pass:
         item.set(0, "failed", "not measured: performance counts only when every visible test passes")
         return
     if not g.opts.perf:
@@ -488,13 +509,20 @@ def per_lab_path(out, lab):
 
 # ---- inputs -----------------------------------------------------------------------
 
+def read_text(path):
+    """A student file's text (bounded), or None when it is not a plain file."""
+    if not os.path.isfile(path) or os.path.islink(path):
+        return None
+    with open(path, "rb") as f:
+        return f.read(workspace.MAX_STUDENT_FILE).decode("utf-8", "replace")
+
+
 def read_student_files(directory, names):
     files = {}
     for n in names:
-        p = os.path.join(directory, n)
-        if os.path.isfile(p) and not os.path.islink(p):
-            with open(p, "rb") as f:
-                files[n] = f.read(workspace.MAX_STUDENT_FILE).decode("utf-8", "replace")
+        text = read_text(os.path.join(directory, n))
+        if text is not None:
+            files[n] = text
     return files
 
 

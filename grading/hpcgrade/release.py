@@ -3,7 +3,10 @@
 Left out: solutions/, grading/hidden/, grading/mutants/, the grader's
 fixtures and the grader tests that need them. Kept: everything else,
 including the grader, so a student can self-grade with the visible tests
-(no hidden tests, no performance score: there is no reference).
+(no hidden tests; speed shown against the lab's anchor, not scored: there is
+no reference). The repository's README is for instructors: the release gets
+its own (release_readme), whose quick start is set up, test one lab,
+self-grade it.
 
 Verification, all of which must pass (exit status 1 otherwise):
   1. none of the left-out paths exists in DIR;
@@ -14,11 +17,14 @@ Verification, all of which must pass (exit status 1 otherwise):
      occur in any file of DIR, as whole lines or inside comments; a file
      holding MIN_LINES of them (or all, if fewer) fails the check, one shared
      line being coincidence;
-  3. meson setup + build of DIR (in a temporary build directory) succeed;
-  4. every built lab's visible tests run and the skeletons score 0 (no test
-     worth points passes);
-  5. grading/grade LAB --starter inside DIR works (0 points, says the hidden
-     tests and the reference are absent) and --solution is refused.
+  3. the release README's two commands, run as written in DIR: the first
+     (install, set up and build the first lab) exits 0, the second runs the
+     first lab's tests and self-grades its skeleton: 0 points on tests,
+     the speed line explained;
+  4. every other lab builds in a folder of its own (as its handout says),
+     its visible tests run and the skeleton scores 0 (no test worth points
+     passes), and grading/grade LAB --starter works in DIR (0 points, says
+     the hidden tests and the reference are absent); --solution is refused.
 """
 import argparse
 import json
@@ -28,8 +34,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
-from . import judging, manifest, pipeline
+from . import judging, manifest
 
 EXCLUDED = ("solutions/", "grading/hidden/", "grading/mutants/", "grading/tests/fixtures/",
             "grading/tests/test_fixtures.py", "grading/tests/test_tools.py")
@@ -70,7 +77,9 @@ BOILERPLATE = re.compile(r"^(for|while|if|switch|else|do|try)\b.*[{)]$|^(case|de
                          r"^(template|using|typedef|public|private|protected|struct|class|enum|static_assert)\b|"
                          r"^HPCLAB_\w+\(.*\);$|^[\w:<>,\s*&]+ \w+(\{\})?;$|"
                          # a bare call with plain arguments uses an interface, it does not implement it
-                         r"^[\w:.>-]+\([\w\s,&*.:>-]*\);$")
+                         r"^[\w:.>-]+\([\w\s,&*.:>-]*\);$|^return [\w:.>-]+\([\w\s,&*.:>-]*\);$|"
+                         # CUDA's thread-index and grid-stride idioms
+                         r".*\b(blockIdx|gridDim)\.[xyz]\b.*\b(blockDim|threadIdx)\.[xyz]\b.*")
 
 
 def secret_lines(solution_text, skeleton_text):
@@ -141,17 +150,32 @@ def export(root, dest):
     return copied
 
 
+def given_text(root, lab):
+    """The lab's given code outside tests/ and student/ (interfaces, harness,
+    driver): public by design, reviewed as such. A solution line that it
+    already holds reveals nothing (lab 10 gives two_diff beside the
+    student's two_sum, which shares lines with it)."""
+    base = os.path.join(root, "labs", lab)
+    texts = []
+    for name in sorted(os.listdir(base)):
+        path = os.path.join(base, name)
+        if os.path.isfile(path) and name.endswith((".hpp", ".h", ".cuh", ".cpp", ".cu")):
+            texts.append(read_text(path) or "")
+    return "\n".join(texts)
+
+
 def collect_secrets(root):
     secrets = {}
     sol_root = os.path.join(root, "solutions")
     for lab in manifest.list_labs(root):
         if not os.path.isdir(os.path.join(sol_root, lab)):
             continue
+        given = given_text(root, lab)
         for f in manifest.load(root, lab)["student_files"]:
             sol = read_text(os.path.join(sol_root, lab, f))
             skel = read_text(os.path.join(root, "labs", lab, manifest.STUDENT_DIR, f)) or ""
             if sol:
-                secrets["solutions/%s/%s" % (lab, f)] = secret_lines(sol, skel)
+                secrets["solutions/%s/%s" % (lab, f)] = secret_lines(sol, skel + "\n" + given)
     return secrets
 
 
@@ -164,6 +188,95 @@ class Checker:
         if not ok:
             self.failures.append(what)
         return ok
+
+
+def release_readme(dest):
+    """The release's README.md: its quick start works in the release (no
+    solutions, no hidden tests), for the first lab; the table links every
+    handout."""
+    labs = manifest.list_labs(dest)
+    first = labs[0]
+    number = first.split("-")[0]
+    rows = []
+    for lab in labs:
+        m = manifest.load(dest, lab)
+        rows.append("| [%s](labs/%s/README.md) | %s | %s |" % (lab, lab, m["title"],
+                                                            ", ".join(m["needs"]) or "C++"))
+    return """# hpc-labs: student release
+
+```sh
+tools/install-packages && meson setup build/{lab} -Dlabs={lab} && meson compile -C build/{lab}
+meson test -C build/{lab} --suite {lab} --print-errorlogs; grading/grade {number} --submission labs/{lab}
+```
+
+The first command installs what the labs need from Debian's or Ubuntu's packages (with `sudo` when
+you are not root; it does nothing when they are installed), then sets up and builds lab {number} in
+a build folder of its own. The second runs the lab's tests on your files and then grades them the
+way the instructor's grader does. Before you write any code every test fails ("not implemented")
+and the grade is 0: that is the starting point, not a broken install. For another lab, put its
+name in place of `{lab}` (each handout gives the commands).
+
+## How to work
+
+- Each lab is a folder `labs/NN-name/`: the handout `README.md` says what to build, how it is
+  graded, and what to expect. Edit only the files in its `student/` folder; every place to
+  change is marked `TODO(student)`.
+- `student/answers.md` holds the lab's written questions: write your answers under them. A TA
+  grades them; the grader shows them next to your scores.
+- `grading/grade NN --submission labs/NN-name` is your self-grade: the visible tests (the
+  instructor's grader adds hidden ones), and your speed against the library the driver compares
+  with, next to what the reference solution reached. Speed is scored only by the instructor's
+  grader, against the reference solution, which this release does not have.
+- The CUDA labs need NVIDIA's CUDA toolkit (`nvcc`) to build and a GPU to run; without one their
+  GPU tests are skipped with the reason, and the grade says which points need a GPU.
+
+| lab | topic | needs |
+| --- | --- | --- |
+{rows}
+""".format(lab=first, number=number, rows="\n".join(rows))
+
+
+def readme_commands(text):
+    """Pure: the commands of the first ```sh block of a README."""
+    block, inside = [], False
+    for line in text.splitlines():
+        if line.startswith("```sh"):
+            inside = True
+        elif line.startswith("```") and inside:
+            break
+        elif inside and line.strip():
+            block.append(line)
+    return block
+
+
+def run_readme(c, dest, timeout=3600):
+    """Run the release README's two commands as a student would; check them.
+    Returns the first lab's tests binary (or None)."""
+    with open(os.path.join(dest, "README.md"), encoding="utf-8") as f:
+        commands = readme_commands(f.read())
+    if not c.check(len(commands) == 2, "the release README starts with two commands"):
+        return None
+    lab = manifest.list_labs(dest)[0]
+    for i, command in enumerate(commands, 1):
+        t0 = time.monotonic()
+        p = subprocess.run(["bash", "-c", command], cwd=dest, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=timeout)
+        out = p.stdout.decode("utf-8", "replace")
+        seconds = time.monotonic() - t0
+        if i == 1:
+            ok = p.returncode == 0
+            what = "README command 1 (install, set up and build %s) exits 0 (%.0f s)" % (lab, seconds)
+        else:
+            # The skeleton: its tests fail; the self-grade gives 0 on tests
+            # and explains the speed line.
+            ok = p.returncode == 0 and re.search(r"TOTAL +0/[\d.]+ tests", out) is not None and \
+                "speed: graded by the instructor" in out
+            what = ("README command 2 (test %s, self-grade its skeleton) runs: 0 points on tests, the speed "
+                    "line explained (%.0f s)" % (lab, seconds))
+        if not c.check(ok, what):
+            print(out[-3000:])
+            return None
+    return os.path.join(dest, "build", lab, "labs", lab + "-tests")
 
 
 def verify(root, dest, jobs=2, grade_check=True):
@@ -182,32 +295,51 @@ def verify(root, dest, jobs=2, grade_check=True):
             % (len(files), sum(len(v) for v in secrets.values()),
                "".join("\n      %s contains %d lines of %s, e.g. %s" % (f, len(h), sol, h[0])
                        for f, sol, h in leaks[:10])))
-    bdir = tempfile.mkdtemp(prefix="hpc-release-build-")
+    labs = manifest.list_labs(dest)
+    binaries = {}
     try:
-        p = subprocess.run(["meson", "setup", bdir, dest], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=900)
-        if not c.check(p.returncode == 0, "meson setup of the release"):
-            print(p.stdout.decode("utf-8", "replace")[-3000:])
+        binaries[labs[0]] = run_readme(c, dest)
+        if binaries[labs[0]] is None:
             return c.failures
-        p = subprocess.run(["ninja", "-C", bdir, "-j", str(jobs)], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=3600)
-        if not c.check(p.returncode == 0, "build of the release"):
-            print(p.stdout.decode("utf-8", "replace")[-3000:])
-            return c.failures
-        for lab in manifest.list_labs(dest):
-            binary = os.path.join(bdir, "labs", lab + "-tests")
-            if not os.path.isfile(binary):
-                print("  [--] %s: not built on this host (its needs are missing)" % lab)
-                continue
-            passed, total, why = run_skeleton_tests(dest, lab, binary)
-            c.check(total > 0 and passed == 0, "%s: visible tests run on the skeleton and it scores 0 "
-                    "(%d of %d tests with points passed)%s" % (lab, passed, total, why))
-        if grade_check:
-            for lab in manifest.list_labs(dest):
-                grade_in_release(c, dest, lab, jobs)
+        bdir = tempfile.mkdtemp(prefix="hpc-release-build-")
+        try:
+            if labs[1:] and not build_others(c, dest, bdir, labs[1:], jobs):
+                return c.failures
+            for lab in labs[1:]:
+                binaries[lab] = os.path.join(bdir, "labs", lab + "-tests")
+            for lab in labs:
+                if not os.path.isfile(binaries[lab]):
+                    print("  [--] %s: not built on this host (its needs are missing)" % lab)
+                    continue
+                passed, total, why = run_skeleton_tests(dest, lab, binaries[lab])
+                c.check(total > 0 and passed == 0, "%s: visible tests run on the skeleton and it scores 0 "
+                        "(%d of %d tests with points passed)%s" % (lab, passed, total, why))
+            if grade_check:
+                for lab in labs[1:]:
+                    grade_in_release(c, dest, lab, jobs)
+                refuse_solution(c, dest, labs[0])
+        finally:
+            shutil.rmtree(bdir, ignore_errors=True)
     finally:
-        shutil.rmtree(bdir, ignore_errors=True)
+        # What the README's commands built is the student's to make: the
+        # release itself ships without it.
+        shutil.rmtree(os.path.join(dest, "build"), ignore_errors=True)
     return c.failures
+
+
+def build_others(c, dest, bdir, labs, jobs):
+    """Set up and build LABS' tests in one folder (their skeletons)."""
+    p = subprocess.run(["meson", "setup", bdir, dest, "-Dlabs=" + ",".join(labs)], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=900)
+    if not c.check(p.returncode == 0, "meson setup of the other labs of the release"):
+        print(p.stdout.decode("utf-8", "replace")[-3000:])
+        return False
+    p = subprocess.run(["ninja", "-C", bdir, "-j", str(jobs)], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=3600)
+    if not c.check(p.returncode == 0, "build of the other labs of the release"):
+        print(p.stdout.decode("utf-8", "replace")[-3000:])
+        return False
+    return True
 
 
 def run_skeleton_tests(dest, lab, binary):
@@ -258,14 +390,23 @@ def grade_in_release(c, dest, lab, jobs):
         ok = p.returncode == 0 and data is not None and data["score"] == 0
         if ok and m["tests"]["hidden"]["points"]:
             ok = "hidden tests: not in this tree" in data["output"]
-        if ok and m.get("benchmark"):
-            ok = any(pipeline.NO_REFERENCE in t.get("output", "") for t in data.get("tests", []))
+        if ok and m.get("benchmark") and not m["needs_gpu"]:
+            ok = "self_speed" in data["extra_data"]
         c.check(ok, "%s: grading/grade --starter works in the release (0 points, no hidden tests, "
                 "no performance score)" % lab)
         if not ok:
             print(p.stdout.decode("utf-8", "replace")[-2000:])
-        p = subprocess.run([sys.executable, grade, lab, "--solution", "--out", out], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=60, cwd=tmp)
+        refuse_solution(c, dest, lab)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def refuse_solution(c, dest, lab):
+    tmp = tempfile.mkdtemp(prefix="hpc-release-grade-")
+    try:
+        p = subprocess.run([sys.executable, os.path.join(dest, "grading", "grade"), lab, "--solution", "--out",
+                            os.path.join(tmp, "r.json")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=60, cwd=tmp)
         c.check(p.returncode == 2 and b"no solutions/" in p.stdout,
                 "%s: grading/grade --solution is refused in the release" % lab)
     finally:
@@ -290,6 +431,8 @@ def main(argv=None):
         return 2
     os.makedirs(dest, exist_ok=True)
     copied = export(root, dest)
+    with open(os.path.join(dest, "README.md"), "w", encoding="utf-8") as f:
+        f.write(release_readme(dest))
     print("exported %d files to %s; verifying:" % (len(copied), dest), flush=True)
     failures = verify(root, dest, a.jobs, grade_check=not a.no_grade_check)
     if failures:

@@ -11,7 +11,7 @@ def results(items, output_lines, execution_time, extra):
     """Pure: the Gradescope results object."""
     tests = []
     for it in items:
-        tests.append({
+        test = {
             "name": it.name,
             "score": it.score,
             "max_score": it.max_score,
@@ -19,7 +19,10 @@ def results(items, output_lines, execution_time, extra):
             "output": it.output,
             "visibility": VISIBILITY.get(it.kind, "visible"),
             "execution_time": round(it.execution_time, 3),
-        })
+        }
+        if test["status"] is None:  # a written answer: no verdict of ours
+            del test["status"]
+        tests.append(test)
     score = round(sum(t["score"] for t in tests), 4)
     maximum = round(sum(t["max_score"] for t in tests), 4)
     data = {
@@ -81,32 +84,55 @@ def points_not_run_here(data):
     return sum(t["max_score"] for t in data["tests"] if outcomes.get(t["name"]) in NOT_RUN_HERE)
 
 
-def total_line(score, maximum, not_run):
+def total_line(score, maximum, not_run, self_speed=None):
     """'12/86', or, where some parts could not run here, the total of what
     ran and the points left for another host: a reference solution on a
-    machine without a GPU must not read as a failing one."""
+    machine without a GPU must not read as a failing one. In a student
+    release (SELF_SPEED, see speed.py) the speed points are the
+    instructor's to give: '43/43 tests, speed: graded by the instructor
+    (your merge: 1.2x std::sort's time; the reference: about 1.2x)'."""
+    if self_speed is not None:
+        tests = "%s/%s tests" % (_fmt(score), _fmt(maximum - self_speed["points"]))
+        left = not_run - self_speed["points"]
+        if left > 0:
+            tests += " run here (%s more points need a GPU or a library this host lacks)" % _fmt(left)
+        return "%s, speed: graded by the instructor (%s)" % (tests, self_speed["summary"])
     if not not_run:
         return "%s/%s" % (_fmt(score), _fmt(maximum))
     return "%s/%s run here; %s more points not run here (need a GPU or a library this host lacks)" % (
         _fmt(score), _fmt(maximum - not_run), _fmt(not_run))
 
 
+NAME_WIDTH = 60
+NOTE_WIDTH = 90
+
+
 def table(data, title=""):
-    """Pure: a fixed-width table of one lab's results."""
-    rows = [(t["name"], _fmt(t["score"]), _fmt(t["max_score"]),
-             data.get("extra_data", {}).get("outcomes", {}).get(t["name"], t["status"]),
-             (t["output"].splitlines() or [""])[0])
+    """Pure: a fixed-width table of one lab's results. Nothing is cut: a
+    name longer than the column stands on a line of its own, and a note
+    wraps onto indented lines."""
+    import textwrap
+    outcomes = data.get("extra_data", {}).get("outcomes", {})
+    rows = [(t["name"], "%s/%s" % (_fmt(t["score"]), _fmt(t["max_score"])),
+             outcomes.get(t["name"], t.get("status", "")), (t["output"].splitlines() or [""])[0])
             for t in data["tests"]]
-    w = max([len(r[0]) for r in rows] + [4])
-    w = min(w, 60)
-    lines = []
-    if title:
-        lines.append(title)
+    w = min(max([len(r[0]) for r in rows] + [4]), NAME_WIDTH)
+    lines = [title] if title else []
     lines.append("%-*s %7s  %-9s %s" % (w, "test", "points", "outcome", "note"))
-    for name, s, m, outcome, note in rows:
-        lines.append("%-*s %7s  %-9s %s" % (w, name[:w], "%s/%s" % (s, m), outcome[:9], note[:90]))
-    maximum = data.get("extra_data", {}).get("max_score", 0)
-    lines.append("%-*s %7s" % (w, "TOTAL", total_line(data["score"], maximum, points_not_run_here(data))))
+    for name, points, outcome, note in rows:
+        if len(name) > w:
+            lines.append(name)
+            name = ""
+        wrapped = textwrap.wrap(note, NOTE_WIDTH) or [""]
+        lines.append("%-*s %7s  %-9s %s" % (w, name, points, outcome, wrapped[0]))
+        lines += [" " * (w + 20) + more for more in wrapped[1:]]  # under the note column
+    extra = data.get("extra_data", {})
+    lines.append("%-*s %7s" % (w, "TOTAL", total_line(data["score"], extra.get("max_score", 0),
+                                                       points_not_run_here(data), extra.get("self_speed"))))
+    written = extra.get("written")
+    if written:
+        lines.append("written answers: %d questions, %s points, graded by a TA (not in the total)"
+                     % (len(written), _fmt(sum(q["points"] for q in written))))
     return "\n".join(lines)
 
 

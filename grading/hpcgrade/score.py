@@ -1,10 +1,12 @@
 """Rubric -> points. Pure functions only."""
 
 VISIBLE, HIDDEN, PERFORMANCE, SANITIZER = "visible", "hidden", "performance", "sanitizer"
-KINDS = (VISIBLE, HIDDEN, PERFORMANCE, SANITIZER)
+# A written answer: shown with the scores, graded by a person (answers.py).
+WRITTEN = "written"
+KINDS = (VISIBLE, HIDDEN, PERFORMANCE, SANITIZER, WRITTEN)
 # How an item ended, as data (the report and the self-check read these,
 # never the wording of a message).
-OUTCOMES = ("passed", "failed", "skipped", "needs_gpu", "needs", "not run")
+OUTCOMES = ("passed", "failed", "skipped", "needs_gpu", "needs", "not run", "manual")
 
 
 class Item:
@@ -29,7 +31,10 @@ class Item:
 
     @property
     def status(self):
-        """Gradescope's passed/failed: passed when it earned all it could."""
+        """Gradescope's passed/failed: passed when it earned all it could
+        (None for a written answer: a person grades it)."""
+        if self.kind == WRITTEN:
+            return None
         return "passed" if self.outcome == "passed" and self.score >= self.max_score else "failed"
 
 

@@ -137,7 +137,7 @@ def judge_mutant(data, full_max):
     # A property only the submission's own process can observe (an
     # allocation count, say) is reported by a test worth 0 points: a mutant
     # of that property fails the report, and says so; it cannot cost points.
-    reported = [t["name"] for t in data["tests"] if t["max_score"] == 0 and t["status"] != "passed"
+    reported = [t["name"] for t in data["tests"] if t["max_score"] == 0 and t.get("status") != "passed"
                 and kind_of(data, t["name"]) in (score.VISIBLE, score.HIDDEN)
                 and data["extra_data"]["outcomes"].get(t["name"]) == "failed"]
     if reported:

@@ -33,6 +33,10 @@ def mini_tree(dest):
         src = os.path.join(ROOT, part, LAB)
         if os.path.isdir(src):
             shutil.copytree(src, os.path.join(dest, part, LAB), ignore=ignore)
+    # The release README's first command installs from .ci/packages.txt.
+    shutil.copytree(os.path.join(ROOT, "tools"), os.path.join(dest, "tools"), ignore=ignore)
+    os.makedirs(os.path.join(dest, ".ci"))
+    shutil.copy2(os.path.join(ROOT, ".ci", "packages.txt"), os.path.join(dest, ".ci"))
     g = os.path.join(dest, "grading")
     for f in ("grade", "selfcheck", "export-release", "meson.build"):
         shutil.copy2(os.path.join(ROOT, "grading", f), g)
@@ -144,6 +148,24 @@ class MiniTree(unittest.TestCase):
                      "grading/tests/test_fixtures.py"):
             self.assertFalse(os.path.exists(os.path.join(dest, gone)), gone)
         self.assertTrue(os.path.exists(os.path.join(dest, "grading", "grade")))
+        self.assertIn("[ok] README command 2", out)
+        self.assertFalse(os.path.exists(os.path.join(dest, "build")), "the README's build is not shipped")
+        # Every visible test passing self-grades as full marks on tests, and
+        # the speed line says who scores speed and shows both ratios.
+        work = os.path.join(self.tmp, "self-grade")
+        os.makedirs(work)
+        code, out = run([os.path.join(dest, "grading", "grade"), "01", "--submission",
+                         os.path.join(self.tree, "solutions", LAB), "--out", os.path.join(work, "r.json")], work)
+        self.assertEqual(code, 0, out)
+        with open(os.path.join(work, "r.json")) as f:
+            data = json.load(f)
+        perf = [t for t in data["tests"] if t["name"].startswith("performance")][0]
+        self.assertEqual(data["score"], data["extra_data"]["max_score"] - perf["max_score"], out)
+        total = [l for l in out.splitlines() if l.startswith("TOTAL")][0]
+        self.assertRegex(total, r"TOTAL +(\d+)/\1 tests, speed: graded by the instructor \(your merge: "
+                                r"[\d.]+x std::sort's time; the reference: about [\d.]+x")
+        written = data["extra_data"]["written"]
+        self.assertTrue(written and all(q["answered"] for q in written), written)
 
     def test_a_test_without_points_fails_the_build_check(self):
         # A test added to the visible tests and not to the rubric: the

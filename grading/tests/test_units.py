@@ -9,7 +9,7 @@ import time
 import unittest
 
 import helpers  # noqa: F401  (puts grading/ on sys.path)
-from hpcgrade import build, judging, manifest, pipeline, release, report, sanitize, scan, score, timing, workspace
+from hpcgrade import answers, build, judging, manifest, pipeline, release, report, sanitize, scan, score, speed, timing, workspace
 from hpcgrade import sandbox as sb_mod
 
 ROOT = helpers.ROOT
@@ -369,6 +369,81 @@ class ReportTest(unittest.TestCase):
         self.assertIn("58/58 run here; 74 more points not run here", board.splitlines()[-1])
         self.assertEqual(report.total_line(40, 46, 0), "40/46")
 
+    def test_release_total_separates_tests_and_speed(self):
+        line = report.total_line(43, 48, 5, {"points": 5, "summary": "your merge: 1.2x std::sort's time"})
+        self.assertEqual(line, "43/43 tests, speed: graded by the instructor (your merge: 1.2x std::sort's time)")
+
+    def test_table_cuts_nothing(self):
+        long_name = "Lab06/EveryKernel.SizesAroundPowersOfTwo/interleaved_with_a_very_long_parameter_name"
+        note = "word " * 60
+        data = report.results([], [], 0, {})
+        data["tests"] = [{"name": long_name, "score": 1, "max_score": 1, "status": "passed", "output": note}]
+        text = report.table(data)
+        self.assertIn(long_name, text.splitlines())
+        self.assertEqual(" ".join(text.split()).count("word"), 60)
+
+
+class WrittenAnswersTest(unittest.TestCase):
+    STARTER = "# Lab\n\n## Q1 (2 points) Why?\n\n(your answer)\n\n## Q2 (1.5 points) How?\n\n(your answer)\n"
+
+    def test_questions_and_points_come_from_the_starter(self):
+        sub = "## Q1 (100 points) Changed\nBecause.\n\n## Q2 (2 points) How?\n\n(your answer)\n## Q9 x\nextra"
+        qs = answers.merge(self.STARTER, sub)
+        self.assertEqual([(q.number, q.points, q.prompt) for q in qs], [(1, 2.0, "Why?"), (2, 1.5, "How?")])
+        self.assertEqual(qs[0].answer, "Because.")
+        self.assertTrue(qs[0].answered)
+        self.assertFalse(qs[1].answered)
+        self.assertEqual([q.answer for q in answers.merge(self.STARTER, None)], ["", ""])
+
+    def test_bad_starter_is_an_error(self):
+        for bad in ("no headings", "## Q1 (1 points) a\n## Q1 (1 points) b"):
+            with self.assertRaises(ValueError):
+                answers.parse(bad)
+
+    def test_every_lab_has_parseable_questions(self):
+        for lab in manifest.list_labs(ROOT):
+            with open(os.path.join(ROOT, "labs", lab, "student", answers.FILE)) as f:
+                self.assertTrue(answers.parse(f.read()), lab)
+
+    def test_written_items_have_no_status_and_no_points(self):
+        item = score.Item("written Q1", 0, score.WRITTEN)
+        item.set(0, "manual", "Q1: text")
+        t = report.results([item], [], 0, {})["tests"][0]
+        self.assertNotIn("status", t)
+        self.assertEqual(t["max_score"], 0)
+
+
+class SelfSpeedTest(unittest.TestCase):
+    def row(self, name, median, anchor="std::sort", ratio=0.0, n=10):
+        return json.dumps({"name": name, "n": n, "anchor": anchor, "ratio": ratio, "seconds": {"median": median}})
+
+    def test_time_ratio_reads_times_not_the_drivers_ratio(self):
+        # lab 06 prints bandwidth ratios: the times are what compare.
+        out = "\n".join(["text", self.row("cub", 2.0, "cub", 1.0), self.row("mine", 3.0, "cub", 0.66),
+                          self.row("cub", 9.0, "cub", 1.0, n=99)])
+        ratio, anchor = speed.time_ratio(out, "mine")
+        self.assertAlmostEqual(ratio, 1.5)
+        self.assertEqual(anchor, "cub")
+        self.assertIsNone(speed.time_ratio(self.row("mine", 3.0), "mine"))
+        self.assertIsNone(speed.time_ratio("not json {", "mine"))
+
+    def test_texts(self):
+        self.assertEqual(speed.ratio_text(1.25, "std::sort"), "1.25x std::sort's time")
+        self.assertEqual(speed.ratio_text(0.5, "CUB"), "0.5x CUB's time (2x faster)")
+        bench = {"measure": "merge", "reference_vs_anchor": {"ratio": 1.227, "host": "a laptop"}}
+        self.assertEqual(speed.summary(bench, "1.3x std::sort's time"),
+                         "your merge: 1.3x std::sort's time; the reference: about 1.23x (on a laptop)")
+
+
+class HandoutGradingTest(unittest.TestCase):
+    def test_the_section_goes_between_the_markers(self):
+        # That every handout is up to date is the Meson test `handouts`.
+        sys.path.insert(0, os.path.join(ROOT, "tools"))
+        import handout_grading
+        text = "a\n%s\nold\n%s\nb" % (handout_grading.BEGIN, handout_grading.END)
+        self.assertEqual(handout_grading.replace(text, "NEW"), "a\nNEW\nb")
+        self.assertIsNone(handout_grading.replace("no markers", "x"))
+
 
 class LabNameTest(unittest.TestCase):
     def test_resolve(self):
@@ -395,7 +470,7 @@ class LabNameTest(unittest.TestCase):
     def test_meson_lines_are_named(self):
         lines = manifest.meson_lines(manifest.load(ROOT, "01-sorting"))
         named = {l.split("\t")[0]: l.split("\t")[1:] for l in lines if not l.startswith("check")}
-        self.assertEqual(named["student_files"], ["merge_sort.hpp", "sorting.cpp"])
+        self.assertEqual(named["student_files"], ["answers.md", "merge_sort.hpp", "sorting.cpp"])
         self.assertEqual(named["harness"], ["merge_sort_doubles.cpp"])
         self.assertEqual(named["driver"], ["main.cpp"])
         self.assertEqual(named["test_main"], ["gtest"])

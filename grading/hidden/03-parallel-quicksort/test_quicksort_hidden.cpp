@@ -20,6 +20,7 @@
 #include "hpclab/judged.hpp"
 #include "parallel_quicksort.hpp"
 #include "quicksort.hpp"
+#include "tbb_threads.hpp"
 
 namespace {
 
@@ -63,8 +64,8 @@ void check_all(const std::vector<double>& input) {
     check("sections", [](double* v, std::size_t n) { lab03::sort_two_halves_sections(v, n); });
     check("threads", [](double* v, std::size_t n) { lab03::sort_two_halves_threads(v, n); });
     check("omp_tasks", [](double* v, std::size_t n) { lab03::quicksort_omp_tasks(v, n, 3, 500); });
-    check("tbb_parallel_sort", [](double* v, std::size_t n) { lab03::tbb_parallel_sort(v, n, 3); });
-    check("tbb_quicksort", [](double* v, std::size_t n) { lab03::quicksort_tbb(v, n, 3, 500); });
+    check("tbb_parallel_sort", [](double* v, std::size_t n) { lab03::tbb_parallel_sort(v, n, lab03::tbb_threads(3)); });
+    check("tbb_quicksort", [](double* v, std::size_t n) { lab03::quicksort_tbb(v, n, lab03::tbb_threads(3), 500); });
 }
 
 TEST(Hidden, OtherSeedsAndOddSizes) {
@@ -166,8 +167,8 @@ TEST(Hidden, ManyThreadsAndTinyCutoff) {
         auto a = own_copy(input, rng), b = own_copy(input, rng), c = own_copy(input, rng);
         const auto want_a = sorted(a), want_b = sorted(b), want_c = sorted(c);
         HPCLAB_CALL([&] { lab03::quicksort_omp_tasks(a.data(), a.size(), t, 1); }, a);
-        HPCLAB_CALL([&] { lab03::quicksort_tbb(b.data(), b.size(), t, 0); }, b);
-        HPCLAB_CALL([&] { lab03::tbb_parallel_sort(c.data(), c.size(), t); }, c);
+        HPCLAB_CALL([&] { lab03::quicksort_tbb(b.data(), b.size(), lab03::tbb_threads(t), 0); }, b);
+        HPCLAB_CALL([&] { lab03::tbb_parallel_sort(c.data(), c.size(), lab03::tbb_threads(t)); }, c);
         EXPECT_EQ(a, want_a) << "omp tasks, " << t << " threads";
         EXPECT_EQ(b, want_b) << "tbb quicksort, " << t << " threads";
         EXPECT_EQ(c, want_c) << "tbb parallel_sort, " << t << " threads";

@@ -1,0 +1,133 @@
+"""Speed in a student release: shown to the student, scored by nobody.
+
+A release has no reference solution, so the grader cannot score speed
+there: the instructor's grader does, timing the submission against the
+reference (timing.py). What the student can still see is the figure the
+handout talks about: the driver times the lab's anchor (std::sort, CUB,
+cuBLAS: a library that is in the release) in the same run as the student's
+code; its --json rows give both times (time_ratio). lab.json's benchmark.reference_vs_anchor says what the
+reference reached on a named host, so the two can be put side by side:
+
+    your merge: 1.30x std::sort's time; the reference: about 1.30x (on ...)
+
+The driver runs in the sandbox like any submission code, but the figure is
+the submission's own report of itself: it is information, never points.
+"""
+import json
+
+from . import sandbox as sb_mod
+from . import timing
+
+
+def ratio_text(ratio, anchor, kind="time"):
+    """Pure: '1.3x std::sort's time', with how much faster when below 1;
+    for a driver's own ratio (kind "driver"), that ratio as it is."""
+    if kind == "driver":
+        return "%.3g against %s (the driver's ratio)" % (ratio, anchor)
+    text = "%.3gx %s's time" % (ratio, anchor)
+    if 0 < ratio < 1:
+        text += " (%.3gx faster)" % (1 / ratio)
+    return text
+
+
+def reference_text(bench):
+    """Pure: what the reference reached against the anchor, from lab.json."""
+    ref = bench.get("reference_vs_anchor")
+    if not ref:
+        return ""
+    unit = "" if ref.get("kind") == "driver" else "x"
+    return "the reference: about %.3g%s (on %s)" % (ref["ratio"], unit, ref["host"])
+
+
+def rows_of(output):
+    """Pure: the driver's --json rows (one JSON object per line; any other
+    line is ignored)."""
+    rows = []
+    for line in output.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(obj, dict) and isinstance(obj.get("seconds"), dict):
+                rows.append(obj)
+    return rows
+
+
+def median(row):
+    value = row["seconds"].get("median")
+    return float(value) if isinstance(value, (int, float)) and value > 0 else None
+
+
+def time_ratio(output, measure):
+    """Pure: (ratio, anchor, kind) for the MEASURE row of a driver's --json
+    output, or None. kind "time": the row's median time over its anchor's;
+    the anchor's row is the one the measured row names in "anchor", at the
+    same size, with ratio 1 (drivers differ in what "ratio" is, a time or a
+    bandwidth ratio; times are the same thing everywhere). kind "driver":
+    the anchor has no row of its own (lab 11 compares with a copy's
+    bandwidth), so the driver's own "ratio" is all there is."""
+    rows = rows_of(output)
+    mine = [r for r in rows if r.get("name") == measure and median(r)]
+    if not mine:
+        return None
+    m = mine[-1]
+    anchor = m.get("anchor")
+    if not anchor:
+        return None
+    base = [r for r in rows if r is not m and r.get("anchor") == anchor and r.get("n") == m.get("n")
+            and r.get("ratio") == 1.0 and median(r)]
+    if base:
+        return median(m) / median(base[-1]), anchor, "time"
+    ratio = m.get("ratio")
+    if isinstance(ratio, (int, float)) and ratio > 0:
+        return float(ratio), anchor, "driver"
+    return None
+
+
+def summary(bench, mine):
+    """Pure: the line for the total: MINE is the student's ratio text or why
+    there is none."""
+    parts = ["your %s: %s" % (bench["measure"], mine)]
+    ref = reference_text(bench)
+    if ref:
+        parts.append(ref)
+    return "; ".join(parts)
+
+
+def measure_own(g):
+    """Run the submission's driver once with the benchmark's arguments and
+    --json; return its ratio text, or why there is none."""
+    bench = g.manifest["benchmark"]
+    d = g.builder.compile(["labs/%s" % g.lab])
+    if not d.ok:
+        return "not measured: the driver does not build"
+    run_dir = g.scratch_run_dir()
+    argv = g.mpi_prefix() + [g.ws.binary()] + list(bench["args"]) + ["--json"]
+    limits = sb_mod.Limits(wall_s=max(5.0, min(300.0, g.deadline.remaining())), cpu_s=100000,
+                           data_bytes=max(g.opts.memory_bytes, int(bench.get("memory_gib", 0) * sb_mod.GiB)))
+    o = g.sandbox.execute(argv, limits, ro=[g.ws.build], rw=[run_dir], cwd=run_dir, env=sb_mod.base_env(),
+                          profile=timing.profile_for(g.manifest["needs"]))
+    found = time_ratio(o.output, bench["measure"]) if o.ok else None
+    if found is None:
+        return "not measured: the driver %s" % (o.describe() if not o.ok else "printed no row named %r with "
+                                                  "its anchor's row" % bench["measure"])
+    return ratio_text(*found)
+
+
+def self_grade(g, item, visible_pass):
+    """The performance item of a release: 0 points, outcome 'needs' (the
+    reference is not here), and the student's own figure beside the
+    reference's."""
+    bench = g.manifest["benchmark"]
+    if visible_pass:
+        g.step("running your driver once to show your speed against %s" % bench["anchor"])
+        mine = measure_own(g)
+    else:
+        mine = "measured once every visible test passes"
+    text = summary(bench, mine)
+    g.extra["self_speed"] = {"points": item.max_score, "summary": text}
+    item.set(0, "needs", "speed is graded by the instructor's grader against the reference solution "
+                         "(not in this tree); shown for you: " + text)
+    g.out.append("speed (graded by the instructor): " + text)
