@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -24,6 +25,7 @@
 #include "hpclab/report.hpp"
 #include "microbench.hpp"
 #include "occupancy.hpp"
+#include "throughput_floors.hpp"
 #include "time_model.hpp"
 #include "validation.hpp"
 
@@ -230,12 +232,16 @@ double chase(std::size_t bytes, std::uint64_t seed) {
 
 void run_chase(const Options& o, hpclab::Reporter& report, Costs& costs, int* skipped) {
     report.note("\npointer chase: cycles per dependent load, 128-byte lines in random order");
+    int l2_bytes = 0;
+    HPCLAB_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0));
     attempt("pointer chase", skipped, [&] {
         for (std::size_t bytes = 4 << 10; bytes <= o.max_bytes; bytes *= 2) {
             const double c = chase(bytes, o.common.seed + bytes);
             if (bytes == (16 << 10)) costs.l1 = c;
             if (bytes == (8 << 20)) costs.l2 = c;
-            costs.hbm = c;  // the largest set
+            // HBM: the first working set of at least 1.25 times the L2 (larger
+            // ones add TLB misses a streaming kernel does not have)
+            if (costs.hbm == 0 && double(bytes) >= 1.25 * l2_bytes) costs.hbm = c;
             auto m = named("chase", bytes);
             m.bytes = double(bytes);
             m.extra = {{"working_set_bytes", double(bytes)}, {"cycles_per_load", c}};
@@ -251,14 +257,15 @@ double latency_of(const Costs& c, lab08::Op op, double fallback) {
     return it == c.latency.end() || !(it->second > 0) ? fallback : it->second;
 }
 
-std::vector<lab08::Period> periods_for(const std::string& name, long long size, const Costs& c) {
+std::vector<lab08::Period> periods_for(const std::vector<lab08::PeriodCounts>& counts, const Costs& c) {
     std::vector<lab08::Period> out;
-    for (const auto& pc : lab08::validation_counts(name, size)) {
+    for (const auto& pc : counts) {
         lab08::Period p;
         p.compute = pc.fadd * latency_of(c, lab08::Op::fadd, 4) + pc.ffma * latency_of(c, lab08::Op::ffma, 4) +
                     pc.imad * latency_of(c, lab08::Op::imad, 4) + pc.sfu * latency_of(c, lab08::Op::sfu, 16) +
                     pc.shared * latency_of(c, lab08::Op::shared_load, 30);
         const double lat = pc.level == lab08::Level::l2 ? (c.l2 > 0 ? c.l2 : 250) : (c.hbm > 0 ? c.hbm : 700);
+        // the loads of a period are issued back to back and waited for together
         p.memory = pc.loads > 0 ? lat + (pc.loads - 1) * latency_of(c, lab08::Op::imad, 4) : 0;
         p.repeat = pc.repeat;
         out.push_back(p);
@@ -266,94 +273,143 @@ std::vector<lab08::Period> periods_for(const std::string& name, long long size, 
     return out;
 }
 
+// The work of the whole launch, from the per-thread counts.
+lab08::KernelWork work_of(const std::vector<lab08::PeriodCounts>& counts, double warps, double dram_bytes) {
+    lab08::KernelWork w;
+    for (const auto& pc : counts) {
+        const double r = pc.repeat;
+        w.warp_instructions += r * warps * (pc.fadd + pc.ffma + pc.imad + pc.sfu + pc.shared + pc.loads + pc.stores);
+        w.lsu_lines += r * warps * (pc.shared + double(pc.loads + pc.stores) * pc.lines_per_access);
+        w.sfu_instructions += r * warps * pc.sfu;
+    }
+    w.dram_bytes = dram_bytes;
+    return w;
+}
+
+struct Accuracy {
+    std::vector<double> luo, refined;
+    void emit(hpclab::Reporter& report, const std::string& kernel) const {
+        if (refined.empty()) return;
+        auto mean = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); };
+        auto m = named("accuracy/" + kernel, refined.size());
+        m.extra = {{"mean_p_acc", mean(refined)},
+                   {"min_p_acc", *std::min_element(refined.begin(), refined.end())},
+                   {"mean_p_acc_luo", mean(luo)},
+                   {"min_p_acc_luo", *std::min_element(luo.begin(), luo.end())}};
+        char line[160];
+        std::snprintf(line, sizeof line, "  %zu points: mean P_acc %.3f (min %.2f); Luo's model alone %.3f (min %.2f)",
+                      refined.size(), mean(refined), *std::min_element(refined.begin(), refined.end()), mean(luo),
+                      *std::min_element(luo.begin(), luo.end()));
+        report.emit(m, line);
+    }
+};
+
 void run_validation(const Options& o, hpclab::Reporter& report, const Costs& costs, int* skipped) {
     const auto info = hpclab::cuda::device_info(0);
     const auto d = lab08::describe_device(0);
-    const double copy_gbps = costs.copy_gbps > 0 ? costs.copy_gbps : hpclab::cuda::measure_copy_gbps(256 << 20, 5);
+    lab08::MachineRates rates;
+    rates.sm_count = d.sm_count;
+    rates.clock_ghz = lab08::measure_sm_clock_ghz();
+    rates.launch_seconds = lab08::measure_launch_seconds(o.common.reps);
+    rates.dram_gbps = costs.copy_gbps > 0 ? costs.copy_gbps : hpclab::cuda::measure_copy_gbps(256 << 20, 5);
     const double fp32 = costs.fp32_gflops > 0 ? costs.fp32_gflops : info.peak_fp32_gflops();
-    report.note("\nmodel (Luo's MPD/CPD, GTX 260's CPD constants) against measured times; roofline: copy " +
-                fmt("%.0f GB/s, FFMA %.0f GFLOP/s", copy_gbps, fp32));
+    {
+        auto m = named("machine");
+        m.extra = {{"clock_ghz", rates.clock_ghz},
+                   {"launch_seconds", rates.launch_seconds},
+                   {"copy_gbps", rates.dram_gbps},
+                   {"fp32_gflops", fp32},
+                   {"l2_cycles", costs.l2},
+                   {"hbm_cycles", costs.hbm}};
+        report.emit(m, fmt("\nmodel against measured times: SM clock %.3f GHz under load, launch %.2f us, copy %.0f GB/s, "
+                           "FFMA %.0f GFLOP/s",
+                           rates.clock_ghz, rates.launch_seconds * 1e6, rates.dram_gbps, fp32));
+        report.note("refined = launch + max(Luo, issue, LSU, SFU, DRAM); P_acc of both (Luo alone in brackets)");
+    }
     for (const auto& vk : lab08::validation_kernels()) {
         if (o.kernel != "all" && o.kernel != vk.name) continue;
-        std::vector<double> accuracies;
-        std::vector<std::pair<long long, int>> points;  // size, threads
-        if (vk.warps_sweep) {
-            for (int w = 1; w <= 32; ++w) points.push_back({vk.sizes[0], 32 * w});
-        } else {
-            for (long long s : vk.sizes)
-                points.push_back({s, vk.name == "tiled_matmul" ? lab08::kMatTile * lab08::kMatTile : 256});
-        }
+        Accuracy acc;
         attempt("validation " + vk.name, skipped, [&] {
             const auto attr = lab08::validation_attributes(vk.name);
-            for (const auto& pt : points) {
-                lab08::ValidationBuffers* b = lab08::prepare_validation(vk.name, pt.first);
-                long long blocks = 0;
-                hpclab::Stats s;
-                try {
-                    s = hpclab::cuda::time_events([&] { blocks = lab08::run_validation(b, pt.second); },
-                                                  o.common.warmup, o.common.reps);
-                } catch (...) {
-                    lab08::free_validation(b);
-                    throw;
+            for (long long size : vk.sizes) {
+                std::vector<int> threads;
+                if (vk.warps_sweep)
+                    for (int w = 1; w <= 32; ++w) threads.push_back(32 * w);
+                else
+                    threads.push_back(vk.name == "tiled_matmul" ? lab08::kMatTile * lab08::kMatTile : 256);
+                std::unique_ptr<lab08::ValidationBuffers, void (*)(lab08::ValidationBuffers*)> b(
+                    lab08::prepare_validation(vk.name, size), lab08::free_validation);
+                const auto counts = lab08::validation_counts(vk.name, size);
+                const auto periods = periods_for(counts, costs);
+                for (int t : threads) {
+                    long long blocks = 0;
+                    const hpclab::Stats s = hpclab::cuda::time_events(
+                        [&] { blocks = lab08::run_validation(b.get(), t); }, o.common.warmup, o.common.reps);
+                    lab08::KernelResources k;
+                    k.threads_per_block = t;
+                    k.registers_per_thread = attr.numRegs;
+                    k.static_shared = std::int64_t(attr.sharedSizeBytes);
+                    k.dynamic_shared = vk.name == "reduction" ? t * 4 : 0;
+                    const auto occ = lab08::occupancy(d, k);
+                    lab08::MemoryParameters mem;
+                    mem.bytes_per_thread = vk.bytes_per_thread;
+                    mem.transactions = counts.front().lines_per_access;
+                    mem.latency_cycles = costs.hbm > 0 ? costs.hbm : 700;
+                    mem.device_bytes_per_cycle = rates.dram_gbps / rates.clock_ghz;
+                    lab08::CpdParameters cp;
+                    cp.max_warps = d.max_warps_per_sm;
+                    lab08::Launch launch;
+                    launch.blocks = blocks;
+                    launch.warps_per_block = (t + 31) / 32;
+                    launch.blocks_per_sm = std::max(occ.blocks_per_sm, 1);
+                    launch.sm_count = d.sm_count;
+                    launch.clock_ghz = rates.clock_ghz;
+                    const auto pred = lab08::predict(periods, mem, cp, launch);
+                    const double bytes = lab08::validation_bytes(vk.name, size),
+                                 flops = lab08::validation_flops(vk.name, size);
+                    const auto refined =
+                        lab08::refine(pred.seconds, work_of(counts, double(blocks) * launch.warps_per_block, bytes),
+                                      rates);
+                    acc.luo.push_back(lab08::p_acc(s.median, pred.seconds));
+                    acc.refined.push_back(lab08::p_acc(s.median, refined.seconds));
+                    const double intensity = bytes > 0 ? flops / bytes : 0;
+                    const double bound_gflops = std::min(fp32, intensity * rates.dram_gbps);
+                    const double achieved = flops / s.median / 1e9;
+                    auto m = named("validate/" + vk.name + "/threads=" + std::to_string(t), std::size_t(size));
+                    m.seconds = s;
+                    m.bytes = bytes;
+                    m.flops = flops;
+                    m.extra = {{"threads", double(t)},
+                               {"predicted_seconds", refined.seconds},
+                               {"p_acc", acc.refined.back()},
+                               {"luo_seconds", pred.seconds},
+                               {"p_acc_luo", acc.luo.back()},
+                               {"issue_seconds", refined.issue},
+                               {"lsu_seconds", refined.lsu},
+                               {"sfu_seconds", refined.sfu},
+                               {"dram_seconds", refined.dram},
+                               {"launch_seconds", refined.launch},
+                               {"blocks_per_sm", double(occ.blocks_per_sm)},
+                               {"occupancy", occ.occupancy},
+                               {"proportion", pred.proportion},
+                               {"mpd", pred.mpd},
+                               {"cpd", pred.cpd},
+                               {"intensity", intensity},
+                               {"roofline_gflops", bound_gflops},
+                               {"achieved_gflops", achieved},
+                               {"achieved_gbps", bytes / s.median / 1e9}};
+                    char line[300];
+                    std::snprintf(line, sizeof line,
+                                  "%-14s n=%-10lld %4d thr  occ %5.1f%%  measured %9.1f us  model %9.1f us (%-5s) "
+                                  "P_acc %.2f (%.2f)  %7.1f GB/s  %8.1f GFLOP/s (roof %.0f)",
+                                  vk.name.c_str(), size, t, 100 * occ.occupancy, s.median * 1e6, refined.seconds * 1e6,
+                                  refined.bound.c_str(), acc.refined.back(), acc.luo.back(), bytes / s.median / 1e9,
+                                  achieved, bound_gflops);
+                    report.emit(m, line);
                 }
-                lab08::free_validation(b);
-                lab08::KernelResources k;
-                k.threads_per_block = pt.second;
-                k.registers_per_thread = attr.numRegs;
-                k.static_shared = std::int64_t(attr.sharedSizeBytes);
-                k.dynamic_shared = vk.name == "reduction" ? pt.second * 4 : 0;
-                const auto occ = lab08::occupancy(d, k);
-                lab08::MemoryParameters mem;
-                mem.bytes_per_thread = vk.bytes_per_thread;
-                mem.latency_cycles = costs.hbm > 0 ? costs.hbm : 700;
-                mem.device_bytes_per_cycle = copy_gbps / info.clock_ghz;
-                lab08::CpdParameters cp;
-                cp.max_warps = d.max_warps_per_sm;
-                lab08::Launch launch;
-                launch.blocks = blocks;
-                launch.warps_per_block = (pt.second + 31) / 32;
-                launch.blocks_per_sm = std::max(occ.blocks_per_sm, 1);
-                launch.sm_count = d.sm_count;
-                launch.clock_ghz = info.clock_ghz;
-                const auto pred = lab08::predict(periods_for(vk.name, pt.first, costs), mem, cp, launch);
-                const double acc = lab08::p_acc(s.median, pred.seconds);
-                accuracies.push_back(acc);
-                const double bytes = lab08::validation_bytes(vk.name, pt.first),
-                             flops = lab08::validation_flops(vk.name, pt.first);
-                const double intensity = bytes > 0 ? flops / bytes : 0;
-                const double bound_gflops = std::min(fp32, intensity * copy_gbps);
-                const double achieved = flops / s.median / 1e9;
-                auto m = named("validate/" + vk.name + "/threads=" + std::to_string(pt.second), std::size_t(pt.first));
-                m.seconds = s;
-                m.bytes = bytes;
-                m.flops = flops;
-                m.extra = {{"threads", double(pt.second)},
-                           {"predicted_seconds", pred.seconds},
-                           {"p_acc", acc},
-                           {"blocks_per_sm", double(occ.blocks_per_sm)},
-                           {"occupancy", occ.occupancy},
-                           {"proportion", pred.proportion},
-                           {"mpd", pred.mpd},
-                           {"cpd", pred.cpd},
-                           {"intensity", intensity},
-                           {"roofline_gflops", bound_gflops},
-                           {"achieved_gflops", achieved},
-                           {"achieved_gbps", bytes / s.median / 1e9}};
-                char line[300];
-                std::snprintf(line, sizeof line,
-                              "%-14s n=%-10lld %4d thr  occ %5.1f%%  measured %9.3f us  model %9.3f us  P_acc %.2f  "
-                              "%7.1f GB/s  %8.1f GFLOP/s (roof %.0f)",
-                              vk.name.c_str(), pt.first, pt.second, 100 * occ.occupancy, s.median * 1e6,
-                              pred.seconds * 1e6, acc, bytes / s.median / 1e9, achieved, bound_gflops);
-                report.emit(m, line);
             }
         });
-        if (!accuracies.empty()) {
-            const double mean = std::accumulate(accuracies.begin(), accuracies.end(), 0.0) / accuracies.size();
-            auto m = named("accuracy/" + vk.name, accuracies.size());
-            m.extra = {{"mean_p_acc", mean}, {"min_p_acc", *std::min_element(accuracies.begin(), accuracies.end())}};
-            report.emit(m, fmt("  mean P_acc %.3f over %.0f points", mean, double(accuracies.size())));
-        }
+        acc.emit(report, vk.name);
     }
 }
 

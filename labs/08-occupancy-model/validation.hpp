@@ -20,6 +20,8 @@ enum class Level { l2, hbm };
 struct PeriodCounts {
     int fadd = 0, ffma = 0, imad = 0, sfu = 0, shared = 0;  // the computation task
     int loads = 0;                                          // global loads waited for at the period's end
+    int stores = 0;                                         // global stores (not waited for)
+    int lines_per_access = 1;                               // cache lines one warp's load or store touches
     Level level = Level::hbm;
     int repeat = 1;
 };
@@ -34,6 +36,13 @@ struct ValidationKernel {
 
 std::vector<ValidationKernel> validation_kernels();
 
+// Two costs of a modern GPU that Luo's model leaves out, measured: the
+// event-timed median of an empty one-block kernel (launch overhead), and
+// the SM clock under load (a kernel that spins for a known number of
+// clock64() cycles, timed by events; the latencies are in cycles).
+double measure_launch_seconds(int reps);
+double measure_sm_clock_ghz();
+
 // The model's periods for `name` at problem size `size` (some kernels loop
 // over the size).
 std::vector<PeriodCounts> validation_counts(const std::string& name, long long size);
@@ -42,7 +51,8 @@ std::vector<PeriodCounts> validation_counts(const std::string& name, long long s
 double validation_bytes(const std::string& name, long long size);
 double validation_flops(const std::string& name, long long size);
 
-// Runs `name` once on device buffers prepared by prepare_validation, with
+// Runs `name` once on device buffers prepared by prepare_validation (inputs
+// filled on the device with values in [0.5, 1.5)), with
 // blocks of `threads` threads; returns the number of blocks launched.
 struct ValidationBuffers;
 ValidationBuffers* prepare_validation(const std::string& name, long long size);
