@@ -77,7 +77,7 @@ def bench_rows(lab, m):
              "cannot score speed: the instructor's grader does. Your self-grade runs your driver once and %s."
              % mine]
     if ref.get("kind") == "driver":
-        notes[0] += " The reference solution reached %s on %s." % (fmt(ref["ratio"]), ref["host"])
+        notes[0] += " The reference solution reached %s on %s." % (fmt3(ref["ratio"]), ref["host"])
     elif ref:
         notes[0] += (" The reference solution's `%s` took %sx %s's time on %s; full marks need %s of the "
                      "reference's speed, so aim for about %sx or less there."
