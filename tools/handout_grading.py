@@ -20,13 +20,10 @@ sys.path.insert(0, os.path.join(ROOT, "grading"))
 
 import lab_manifest  # noqa: E402
 from hpcgrade import answers  # noqa: E402
+from hpcgrade.report import fmt_points as fmt  # noqa: E402
 
 BEGIN = "<!-- grading:begin -->"
 END = "<!-- grading:end -->"
-
-
-def fmt(x):
-    return ("%.2f" % x).rstrip("0").rstrip(".")
 
 
 def fmt3(x):
@@ -153,14 +150,18 @@ def replace(text, new):
 def main(argv):
     check = argv[1:] == ["--check"]
     if argv[1:] not in ([], ["--check"]):
-        print(__doc__.strip(), file=sys.stderr)
+        print("usage: tools/handout_grading.py [--check]  (see the top of the file)", file=sys.stderr)
         return 2
     stale = []
     for lab in lab_manifest.list_labs(ROOT):
         path = os.path.join(ROOT, "labs", lab, "README.md")
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        new = replace(text, section(ROOT, lab))
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            new = replace(text, section(ROOT, lab))
+        except (OSError, ValueError) as e:  # ManifestError is a ValueError, as answers.parse's errors are
+            print("handout_grading.py: error: %s: %s" % (lab, e), file=sys.stderr)
+            return 1
         if new is None:
             stale.append("%s: no %s ... %s markers" % (os.path.relpath(path, ROOT), BEGIN, END))
         elif new != text:

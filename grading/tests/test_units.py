@@ -395,6 +395,15 @@ class WrittenAnswersTest(unittest.TestCase):
         self.assertFalse(qs[1].answered)
         self.assertEqual([q.answer for q in answers.merge(self.STARTER, None)], ["", ""])
 
+    def test_a_linked_answers_file_is_not_read(self):
+        # The grader may run as root: a link to a secret must not reach results.json.
+        tmp = tempfile.mkdtemp()
+        try:
+            os.symlink("/etc/hostname", os.path.join(tmp, answers.FILE))
+            self.assertIsNone(pipeline.read_text(os.path.join(tmp, answers.FILE)))
+        finally:
+            shutil.rmtree(tmp)
+
     def test_bad_starter_is_an_error(self):
         for bad in ("no headings", "## Q1 (1 points) a\n## Q1 (1 points) b"):
             with self.assertRaises(ValueError):
