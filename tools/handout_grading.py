@@ -20,13 +20,10 @@ sys.path.insert(0, os.path.join(ROOT, "grading"))
 
 import lab_manifest  # noqa: E402
 from hpcgrade import answers  # noqa: E402
+from hpcgrade.report import fmt_points as fmt  # noqa: E402
 
 BEGIN = "<!-- grading:begin -->"
 END = "<!-- grading:end -->"
-
-
-def fmt(x):
-    return ("%.2f" % x).rstrip("0").rstrip(".")
 
 
 def fmt3(x):
@@ -77,7 +74,7 @@ def bench_rows(lab, m):
              "cannot score speed: the instructor's grader does. Your self-grade runs your driver once and %s."
              % mine]
     if ref.get("kind") == "driver":
-        notes[0] += " The reference solution reached %s on %s." % (fmt(ref["ratio"]), ref["host"])
+        notes[0] += " The reference solution reached %s on %s." % (fmt3(ref["ratio"]), ref["host"])
     elif ref:
         notes[0] += (" The reference solution's `%s` took %sx %s's time on %s; full marks need %s of the "
                      "reference's speed, so aim for about %sx or less there."
@@ -153,14 +150,18 @@ def replace(text, new):
 def main(argv):
     check = argv[1:] == ["--check"]
     if argv[1:] not in ([], ["--check"]):
-        print(__doc__.strip(), file=sys.stderr)
+        print("usage: tools/handout_grading.py [--check]  (see the top of the file)", file=sys.stderr)
         return 2
     stale = []
     for lab in lab_manifest.list_labs(ROOT):
         path = os.path.join(ROOT, "labs", lab, "README.md")
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        new = replace(text, section(ROOT, lab))
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            new = replace(text, section(ROOT, lab))
+        except (OSError, ValueError) as e:  # ManifestError is a ValueError, as answers.parse's errors are
+            print("handout_grading.py: error: %s: %s" % (lab, e), file=sys.stderr)
+            return 1
         if new is None:
             stale.append("%s: no %s ... %s markers" % (os.path.relpath(path, ROOT), BEGIN, END))
         elif new != text:

@@ -26,19 +26,26 @@ sys.path.insert(0, os.path.join(ROOT, "labs"))
 sys.path.insert(0, os.path.join(ROOT, "grading"))
 
 import lab_manifest  # noqa: E402
-from hpcgrade import speed  # noqa: E402
+from hpcgrade import judging, speed  # noqa: E402
 
 
 def measure(build, lab, runs):
     m = lab_manifest.load(ROOT, lab)
-    bench = m["benchmark"]
-    argv = [os.path.join(build, "labs", lab + "-solution")] + bench["args"] + ["--json"]
-    if bench.get("mpi_ranks"):
-        argv = [shutil.which("mpirun") or "mpirun", "-np", str(bench["mpi_ranks"]), "--oversubscribe"] + argv
+    bench = m.get("benchmark")
+    if not bench:
+        raise SystemExit("reference_speed.py: error: %s has no benchmark in its lab.json" % lab)
+    binary = os.path.join(build, "labs", lab + "-solution")
+    if not os.path.isfile(binary):
+        raise SystemExit("reference_speed.py: error: %s not found (build %s with its solution first)" % (binary, lab))
+    ranks = str(bench["mpi_ranks"]) if bench.get("mpi_ranks") else None
+    argv = judging.Run(ranks).prefix(shutil.which("mpirun") or "mpirun") + [binary] + bench["args"] + ["--json"]
     env = dict(os.environ, **lab_manifest.MPI_AS_ROOT_ENV)
     ratios = []
     for _ in range(runs):
-        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=900)
+        try:
+            p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=900)
+        except subprocess.TimeoutExpired:
+            raise SystemExit("reference_speed.py: error: %s ran longer than 900 s" % lab) from None
         found = speed.time_ratio(p.stdout.decode("utf-8", "replace"), bench["measure"])
         if p.returncode != 0 or found is None:
             raise SystemExit("%s: no ratio (exit %d):\n%s" % (lab, p.returncode, p.stdout.decode()[-2000:]))
@@ -56,7 +63,13 @@ def main(argv=None):
     p.add_argument("labs", nargs="+")
     p.add_argument("--runs", type=int, default=3)
     a = p.parse_args(argv)
-    for lab in a.labs:
+    if a.runs < 1:
+        p.error("--runs must be at least 1")
+    try:
+        labs = [lab_manifest.resolve_lab(ROOT, lab) for lab in a.labs]
+    except lab_manifest.ManifestError as e:
+        p.error(str(e))
+    for lab in labs:
         print(json.dumps(measure(a.build, lab, a.runs)), flush=True)
     return 0
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 FILE = "answers.md"
 PLACEHOLDER = "(your answer)"
 HEADING = re.compile(r"^## Q(\d+) \((\d+(?:\.\d+)?) points?\) (.+?)\s*$")
+ANY_HEADING = re.compile(r"^## Q(\d+)\b")
 MAX_ANSWER = 20000
 
 
@@ -36,27 +37,34 @@ class Question:
         return bool(self.answer) and self.answer != PLACEHOLDER
 
 
+def sections(text, heading):
+    """Pure: (match, body) for each line of TEXT that HEADING (a compiled
+    regex) matches, the body being the stripped, bounded text up to the next
+    such line; text before the first heading is ignored."""
+    found, match, body = [], None, []
+    for line in text.splitlines():
+        m = heading.match(line)
+        if m:
+            if match is not None:
+                found.append((match, "\n".join(body).strip()[:MAX_ANSWER]))
+            match, body = m, []
+        elif match is not None:
+            body.append(line)
+    if match is not None:
+        found.append((match, "\n".join(body).strip()[:MAX_ANSWER]))
+    return found
+
+
 def parse(text):
     """Pure: the questions of an answers.md, each with the text under its
-    heading (stripped; the placeholder counts as no answer). Raises
-    ValueError for a file with no question or a number used twice."""
-    questions, current, body = [], None, []
-
-    def close():
-        if current is not None:
-            current.answer = "\n".join(body).strip()[:MAX_ANSWER]
-
-    for line in text.splitlines():
-        m = HEADING.match(line)
-        if m:
-            close()
-            current, body = Question(int(m.group(1)), float(m.group(2)), m.group(3)), []
-            if any(q.number == current.number for q in questions):
-                raise ValueError("question Q%d appears twice" % current.number)
-            questions.append(current)
-        elif current is not None:
-            body.append(line)
-    close()
+    heading (the placeholder counts as no answer). Raises ValueError for a
+    file with no question or a number used twice."""
+    questions = []
+    for m, body in sections(text, HEADING):
+        q = Question(int(m.group(1)), float(m.group(2)), m.group(3), body)
+        if any(p.number == q.number for p in questions):
+            raise ValueError("question Q%d appears twice" % q.number)
+        questions.append(q)
     if not questions:
         raise ValueError("no question heading of the form '## Q1 (2 points) ...'")
     return questions
@@ -65,20 +73,11 @@ def parse(text):
 def answers_of(submission_text):
     """Pure: {question number: answer} from a submission's answers.md, which
     may be anything (missing headings and extra text are the student's
-    business: an answer is what stands under its own question's heading)."""
-    if submission_text is None:
-        return {}
-    found, current, body = {}, None, []
-    for line in submission_text.splitlines():
-        m = re.match(r"^## Q(\d+)\b", line)
-        if m:
-            if current is not None and current not in found:
-                found[current] = "\n".join(body).strip()[:MAX_ANSWER]
-            current, body = int(m.group(1)), []
-        elif current is not None:
-            body.append(line)
-    if current is not None and current not in found:
-        found[current] = "\n".join(body).strip()[:MAX_ANSWER]
+    business: an answer is what stands under its own question's heading;
+    the first one counts)."""
+    found = {}
+    for m, body in sections(submission_text or "", ANY_HEADING):
+        found.setdefault(int(m.group(1)), body)
     return found
 
 
@@ -94,7 +93,3 @@ def merge(starter_text, submission_text):
 def describe(q):
     """The item's output: the question, then the answer as written."""
     return "%s\n\nanswer: %s" % (q.prompt, q.answer if q.answered else "(none yet)")
-
-
-def _fmt(x):
-    return ("%.2f" % x).rstrip("0").rstrip(".")

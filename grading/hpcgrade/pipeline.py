@@ -179,7 +179,7 @@ def add_written_answers(g, src):
     except ValueError as e:
         raise RuntimeError("labs/%s/%s/%s: %s" % (g.lab, manifest.STUDENT_DIR, answers.FILE, e)) from None
     for q in questions:
-        item = score.Item("written Q%d (%s points, graded by a TA)" % (q.number, answers._fmt(q.points)), 0,
+        item = score.Item("written Q%d (%s points, graded by a TA)" % (q.number, report.fmt_points(q.points)), 0,
                           score.WRITTEN)
         item.set(0, "manual", answers.describe(q))
         g.items.append(item)
@@ -188,7 +188,7 @@ def add_written_answers(g, src):
     unanswered = [q for q in questions if not q.answered]
     g.out.append("written answers (%s): %d of %d questions answered, %s points, graded by a TA"
                  % (answers.FILE, len(questions) - len(unanswered), len(questions),
-                    answers._fmt(sum(q.points for q in questions))))
+                    report.fmt_points(sum(q.points for q in questions))))
 
 
 def build_step(g):
@@ -475,8 +475,8 @@ def grade_all(root, labs, kind, submission, opts, out_path, sandbox):
         report.write_atomic(per_lab_path(out_path, lab), data)
         maximum = data["extra_data"]["max_score"]
         note = lab_note(data)
-        print("[%d/%d] %s: %s/%s (%.0f s)%s" % (i, len(labs), lab, report._fmt(data["score"]),
-                                              report._fmt(maximum), time.monotonic() - t,
+        print("[%d/%d] %s: %s/%s (%.0f s)%s" % (i, len(labs), lab, report.fmt_points(data["score"]),
+                                              report.fmt_points(maximum), time.monotonic() - t,
                                               ", " + note if note else ""), flush=True)
         rows.append((lab, data["score"], maximum, note, report.points_not_run_here(data)))
         for test in data["tests"]:

@@ -321,9 +321,11 @@ def verify(root, dest, jobs=2, grade_check=True):
         finally:
             shutil.rmtree(bdir, ignore_errors=True)
     finally:
-        # What the README's commands built is the student's to make: the
-        # release itself ships without it.
+        # What the README's commands made (the build, the self-grade's
+        # results.json) is the student's to make: the release ships without.
         shutil.rmtree(os.path.join(dest, "build"), ignore_errors=True)
+        if os.path.isfile(os.path.join(dest, "results.json")):
+            os.remove(os.path.join(dest, "results.json"))
     return c.failures
 
 

@@ -70,7 +70,8 @@ def write_atomic(path, data):
         raise
 
 
-def _fmt(x):
+def fmt_points(x):
+    """Points as people write them: 2, 2.5, 83.52."""
     return ("%.2f" % x).rstrip("0").rstrip(".")
 
 
@@ -92,15 +93,15 @@ def total_line(score, maximum, not_run, self_speed=None):
     instructor's to give: '43/43 tests, speed: graded by the instructor
     (your merge: 1.2x std::sort's time; the reference: about 1.2x)'."""
     if self_speed is not None:
-        tests = "%s/%s tests" % (_fmt(score), _fmt(maximum - self_speed["points"]))
+        tests = "%s/%s tests" % (fmt_points(score), fmt_points(maximum - self_speed["points"]))
         left = not_run - self_speed["points"]
         if left > 0:
-            tests += " run here (%s more points need a GPU or a library this host lacks)" % _fmt(left)
+            tests += " run here (%s more points need a GPU or a library this host lacks)" % fmt_points(left)
         return "%s, speed: graded by the instructor (%s)" % (tests, self_speed["summary"])
     if not not_run:
-        return "%s/%s" % (_fmt(score), _fmt(maximum))
+        return "%s/%s" % (fmt_points(score), fmt_points(maximum))
     return "%s/%s run here; %s more points not run here (need a GPU or a library this host lacks)" % (
-        _fmt(score), _fmt(maximum - not_run), _fmt(not_run))
+        fmt_points(score), fmt_points(maximum - not_run), fmt_points(not_run))
 
 
 NAME_WIDTH = 60
@@ -113,7 +114,7 @@ def table(data, title=""):
     wraps onto indented lines."""
     import textwrap
     outcomes = data.get("extra_data", {}).get("outcomes", {})
-    rows = [(t["name"], "%s/%s" % (_fmt(t["score"]), _fmt(t["max_score"])),
+    rows = [(t["name"], "%s/%s" % (fmt_points(t["score"]), fmt_points(t["max_score"])),
              outcomes.get(t["name"], t.get("status", "")), (t["output"].splitlines() or [""])[0])
             for t in data["tests"]]
     w = min(max([len(r[0]) for r in rows] + [4]), NAME_WIDTH)
@@ -132,7 +133,7 @@ def table(data, title=""):
     written = extra.get("written")
     if written:
         lines.append("written answers: %d questions, %s points, graded by a TA (not in the total)"
-                     % (len(written), _fmt(sum(q["points"] for q in written))))
+                     % (len(written), fmt_points(sum(q["points"] for q in written))))
     return "\n".join(lines)
 
 
@@ -141,7 +142,7 @@ def scoreboard(rows):
     w = max([len(r[0]) for r in rows] + [3])
     lines = ["%-*s %12s  %s" % (w, "lab", "score", "note")]
     for lab, score, maximum, note, _ in rows:
-        lines.append("%-*s %12s  %s" % (w, lab, "%s/%s" % (_fmt(score), _fmt(maximum)), note))
+        lines.append("%-*s %12s  %s" % (w, lab, "%s/%s" % (fmt_points(score), fmt_points(maximum)), note))
     lines.append("%-*s %12s" % (w, "TOTAL", total_line(sum(r[1] for r in rows), sum(r[2] for r in rows),
                                                         sum(r[4] for r in rows))))
     return "\n".join(lines)

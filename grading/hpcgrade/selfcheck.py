@@ -185,7 +185,7 @@ def run(root, labs, opts, log=print, first_loss=False):
                     ok, note = judge_mutant(data, full_max)
                     note = about(mutant) + ": " + note
                 ok_all &= ok
-                row = (lab, label, "%s/%s" % (report._fmt(data["score"]), report._fmt(maximum)),
+                row = (lab, label, "%s/%s" % (report.fmt_points(data["score"]), report.fmt_points(maximum)),
                        "ok" if ok else "FAIL", note)
                 rows.append(row)
                 log("%-12s %-28s %9s  %-4s %s  (%.0f s)" % (row + (time.monotonic() - t,)))

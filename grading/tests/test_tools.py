@@ -149,7 +149,8 @@ class MiniTree(unittest.TestCase):
             self.assertFalse(os.path.exists(os.path.join(dest, gone)), gone)
         self.assertTrue(os.path.exists(os.path.join(dest, "grading", "grade")))
         self.assertIn("[ok] README command 2", out)
-        self.assertFalse(os.path.exists(os.path.join(dest, "build")), "the README's build is not shipped")
+        for made in ("build", "results.json"):
+            self.assertFalse(os.path.exists(os.path.join(dest, made)), "the README's %s is not shipped" % made)
         # Every visible test passing self-grades as full marks on tests, and
         # the speed line says who scores speed and shows both ratios.
         work = os.path.join(self.tmp, "self-grade")

@@ -395,6 +395,15 @@ class WrittenAnswersTest(unittest.TestCase):
         self.assertFalse(qs[1].answered)
         self.assertEqual([q.answer for q in answers.merge(self.STARTER, None)], ["", ""])
 
+    def test_a_linked_answers_file_is_not_read(self):
+        # The grader may run as root: a link to a secret must not reach results.json.
+        tmp = tempfile.mkdtemp()
+        try:
+            os.symlink("/etc/hostname", os.path.join(tmp, answers.FILE))
+            self.assertIsNone(pipeline.read_text(os.path.join(tmp, answers.FILE)))
+        finally:
+            shutil.rmtree(tmp)
+
     def test_bad_starter_is_an_error(self):
         for bad in ("no headings", "## Q1 (1 points) a\n## Q1 (1 points) b"):
             with self.assertRaises(ValueError):
@@ -421,15 +430,18 @@ class SelfSpeedTest(unittest.TestCase):
         # lab 06 prints bandwidth ratios: the times are what compare.
         out = "\n".join(["text", self.row("cub", 2.0, "cub", 1.0), self.row("mine", 3.0, "cub", 0.66),
                           self.row("cub", 9.0, "cub", 1.0, n=99)])
-        ratio, anchor = speed.time_ratio(out, "mine")
+        ratio, anchor, kind = speed.time_ratio(out, "mine")
         self.assertAlmostEqual(ratio, 1.5)
-        self.assertEqual(anchor, "cub")
+        self.assertEqual((anchor, kind), ("cub", "time"))
+        # No row of the anchor's own (lab 11's copy bandwidth): the driver's ratio.
+        self.assertEqual(speed.time_ratio(self.row("mine", 3.0, "copy", 0.94), "mine"), (0.94, "copy", "driver"))
         self.assertIsNone(speed.time_ratio(self.row("mine", 3.0), "mine"))
         self.assertIsNone(speed.time_ratio("not json {", "mine"))
 
     def test_texts(self):
         self.assertEqual(speed.ratio_text(1.25, "std::sort"), "1.25x std::sort's time")
         self.assertEqual(speed.ratio_text(0.5, "CUB"), "0.5x CUB's time (2x faster)")
+        self.assertEqual(speed.ratio_text(0.947, "device copy", "driver"), "0.947 against device copy (the driver's ratio)")
         bench = {"measure": "merge", "reference_vs_anchor": {"ratio": 1.227, "host": "a laptop"}}
         self.assertEqual(speed.summary(bench, "1.3x std::sort's time"),
                          "your merge: 1.3x std::sort's time; the reference: about 1.23x (on a laptop)")
