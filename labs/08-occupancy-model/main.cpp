@@ -274,8 +274,11 @@ std::vector<lab08::Period> periods_for(const std::vector<lab08::PeriodCounts>& c
 }
 
 // The work of the whole launch, from the per-thread counts.
-lab08::KernelWork work_of(const std::vector<lab08::PeriodCounts>& counts, double warps, double dram_bytes) {
+lab08::KernelWork work_of(const std::vector<lab08::PeriodCounts>& counts, long long blocks, int warps_per_block,
+                          double dram_bytes) {
+    const double warps = double(blocks) * warps_per_block;
     lab08::KernelWork w;
+    w.blocks = double(blocks);
     for (const auto& pc : counts) {
         const double r = pc.repeat;
         w.warp_instructions += r * warps * (pc.fadd + pc.ffma + pc.imad + pc.sfu + pc.shared + pc.loads + pc.stores);
@@ -311,12 +314,14 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
     rates.sm_count = d.sm_count;
     rates.clock_ghz = lab08::measure_sm_clock_ghz();
     rates.launch_seconds = lab08::measure_launch_seconds(o.common.reps);
+    rates.blocks_per_second = lab08::measure_blocks_per_second(o.common.reps);
     rates.dram_gbps = costs.copy_gbps > 0 ? costs.copy_gbps : hpclab::cuda::measure_copy_gbps(256 << 20, 5);
     const double fp32 = costs.fp32_gflops > 0 ? costs.fp32_gflops : info.peak_fp32_gflops();
     {
         auto m = named("machine");
         m.extra = {{"clock_ghz", rates.clock_ghz},
                    {"launch_seconds", rates.launch_seconds},
+                   {"blocks_per_second", rates.blocks_per_second},
                    {"copy_gbps", rates.dram_gbps},
                    {"fp32_gflops", fp32},
                    {"l2_cycles", costs.l2},
@@ -324,7 +329,8 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
         report.emit(m, fmt("\nmodel against measured times: SM clock %.3f GHz under load, launch %.2f us, copy %.0f GB/s, "
                            "FFMA %.0f GFLOP/s",
                            rates.clock_ghz, rates.launch_seconds * 1e6, rates.dram_gbps, fp32));
-        report.note("refined = launch + max(Luo, issue, LSU, SFU, DRAM); P_acc of both (Luo alone in brackets)");
+        report.note(fmt("blocks started: %.0f a microsecond", rates.blocks_per_second / 1e6));
+        report.note("refined = launch + max(Luo, issue, LSU, SFU, DRAM, blocks); P_acc of both (Luo alone in brackets)");
     }
     for (const auto& vk : lab08::validation_kernels()) {
         if (o.kernel != "all" && o.kernel != vk.name) continue;
@@ -356,7 +362,11 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                     mem.transactions = counts.front().lines_per_access;
                     mem.latency_cycles = costs.hbm > 0 ? costs.hbm : 700;
                     mem.device_bytes_per_cycle = rates.dram_gbps / rates.clock_ghz;
+                    // Luo's a is the CPD of pure computation: GT200 issues a warp
+                    // instruction every 4 cycles (a = 3); Hopper's four
+                    // schedulers issue one each per cycle, with FFMA's latency.
                     lab08::CpdParameters cp;
+                    cp.a = rates.issue_per_sm * latency_of(costs, lab08::Op::ffma, 4);
                     cp.max_warps = d.max_warps_per_sm;
                     lab08::Launch launch;
                     launch.blocks = blocks;
@@ -368,8 +378,7 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                     const double bytes = lab08::validation_bytes(vk.name, size),
                                  flops = lab08::validation_flops(vk.name, size);
                     const auto refined =
-                        lab08::refine(pred.seconds, work_of(counts, double(blocks) * launch.warps_per_block, bytes),
-                                      rates);
+                        lab08::refine(pred.seconds, work_of(counts, blocks, launch.warps_per_block, bytes), rates);
                     acc.luo.push_back(lab08::p_acc(s.median, pred.seconds));
                     acc.refined.push_back(lab08::p_acc(s.median, refined.seconds));
                     const double intensity = bytes > 0 ? flops / bytes : 0;
@@ -388,6 +397,7 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                                {"lsu_seconds", refined.lsu},
                                {"sfu_seconds", refined.sfu},
                                {"dram_seconds", refined.dram},
+                               {"blocks_seconds", refined.blocks},
                                {"launch_seconds", refined.launch},
                                {"blocks_per_sm", double(occ.blocks_per_sm)},
                                {"occupancy", occ.occupancy},

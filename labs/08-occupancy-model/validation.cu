@@ -252,6 +252,18 @@ double measure_launch_seconds(int reps) {
         .median;
 }
 
+double measure_blocks_per_second(int reps) {
+    const unsigned blocks = 1u << 20;
+    const double seconds = hpclab::cuda::time_events(
+                               [&] {
+                                   empty_kernel<<<blocks, 32>>>();
+                                   HPCLAB_CUDA_CHECK_LAUNCH();
+                               },
+                               2, std::max(reps, 5))
+                               .median;
+    return blocks / seconds;
+}
+
 double measure_sm_clock_ghz() {
     const long long cycles = 20000000;  // about 10 ms
     hpclab::cuda::DeviceBuffer<long long> spun(1);

@@ -41,6 +41,7 @@ std::vector<ValidationKernel> validation_kernels();
 // the SM clock under load (a kernel that spins for a known number of
 // clock64() cycles, timed by events; the latencies are in cycles).
 double measure_launch_seconds(int reps);
+double measure_blocks_per_second(int reps);  // an empty kernel of 2^20 one-warp blocks
 double measure_sm_clock_ghz();
 
 // The model's periods for `name` at problem size `size` (some kernels loop
