@@ -326,11 +326,13 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                    {"fp32_gflops", fp32},
                    {"l2_cycles", costs.l2},
                    {"hbm_cycles", costs.hbm}};
-        report.emit(m, fmt("\nmodel against measured times: SM clock %.3f GHz under load, launch %.2f us, copy %.0f GB/s, "
-                           "FFMA %.0f GFLOP/s",
-                           rates.clock_ghz, rates.launch_seconds * 1e6, rates.dram_gbps, fp32));
+        report.emit(m,
+                    fmt("\nmodel against measured times: SM clock %.3f GHz under load, launch %.2f us, copy %.0f GB/s, "
+                        "FFMA %.0f GFLOP/s",
+                        rates.clock_ghz, rates.launch_seconds * 1e6, rates.dram_gbps, fp32));
         report.note(fmt("blocks started: %.0f a microsecond", rates.blocks_per_second / 1e6));
-        report.note("refined = launch + max(Luo, issue, LSU, SFU, DRAM, blocks); P_acc of both (Luo alone in brackets)");
+        report.note(
+            "refined = launch + max(Luo, issue, LSU, SFU, DRAM, blocks); P_acc of both (Luo alone in brackets)");
     }
     for (const auto& vk : lab08::validation_kernels()) {
         if (o.kernel != "all" && o.kernel != vk.name) continue;

@@ -23,8 +23,8 @@ RefinedPrediction refine(double luo_seconds, const KernelWork& work, const Machi
     r.dram = work.dram_bytes / (rates.dram_gbps * 1e9);
     r.blocks = work.blocks / rates.blocks_per_second;
     r.launch = rates.launch_seconds;
-    const std::pair<double, const char*> terms[] = {
-        {r.luo, "luo"}, {r.issue, "issue"}, {r.lsu, "lsu"}, {r.sfu, "sfu"}, {r.dram, "dram"}, {r.blocks, "blocks"}};
+    const std::pair<double, const char*> terms[] = {{r.luo, "luo"}, {r.issue, "issue"}, {r.lsu, "lsu"},
+                                                    {r.sfu, "sfu"}, {r.dram, "dram"},   {r.blocks, "blocks"}};
     double largest = -1;
     for (const auto& [seconds, name] : terms)
         if (seconds > largest) largest = seconds, r.bound = name;

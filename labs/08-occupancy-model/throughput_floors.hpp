@@ -26,12 +26,12 @@ struct KernelWork {
 // 16 SFU lanes serve half a warp instruction) and the measured device.
 struct MachineRates {
     int sm_count = 0;
-    double clock_ghz = 0;        // measured under load
-    double issue_per_sm = 4;     // warp instructions a cycle
-    double lsu_per_sm = 1;       // cache lines a cycle
-    double sfu_per_sm = 0.5;     // warp instructions a cycle
-    double dram_gbps = 0;        // measured copy bandwidth
-    double launch_seconds = 0;   // measured empty-kernel time
+    double clock_ghz = 0;          // measured under load
+    double issue_per_sm = 4;       // warp instructions a cycle
+    double lsu_per_sm = 1;         // cache lines a cycle
+    double sfu_per_sm = 0.5;       // warp instructions a cycle
+    double dram_gbps = 0;          // measured copy bandwidth
+    double launch_seconds = 0;     // measured empty-kernel time
     double blocks_per_second = 0;  // measured: how fast the GPU starts blocks of an empty kernel
 };
 

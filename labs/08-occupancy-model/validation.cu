@@ -155,7 +155,8 @@ std::vector<ValidationKernel> validation_kernels() {
 std::vector<PeriodCounts> validation_counts(const std::string& name, long long size) {
     PeriodCounts load, work;
     if (name == "linear_filter") {
-        load.imad = 103, load.fadd = 4, load.loads = 9;  // hand count imad 8; 9 neighbours (each read by 9 threads: mostly cache hits)
+        load.imad = 103, load.fadd = 4,
+        load.loads = 9;  // hand count imad 8; 9 neighbours (each read by 9 threads: mostly cache hits)
         load.level = Level::l2;
         work.fadd = 9, work.ffma = 1, work.stores = 1;
     } else if (name == "sepia_filter") {
