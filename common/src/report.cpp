@@ -1,7 +1,23 @@
 // The drivers' reporter (see hpclab/report.hpp).
 #include "hpclab/report.hpp"
 
+#include <cstdarg>
+#include <cstdio>
+
 namespace hpclab {
+
+std::string format(const char* pattern, ...) {
+    va_list args;
+    va_start(args, pattern);
+    va_list again;
+    va_copy(again, args);
+    const int size = std::vsnprintf(nullptr, 0, pattern, args);
+    va_end(args);
+    std::string line(size > 0 ? static_cast<std::size_t>(size) : 0, '\0');
+    if (size > 0) std::vsnprintf(line.data(), line.size() + 1, pattern, again);
+    va_end(again);
+    return line;
+}
 
 void Reporter::stamp(Measurement& m) const {
     if (m.lab.empty()) m.lab = lab_;

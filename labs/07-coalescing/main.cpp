@@ -62,21 +62,8 @@ void header(hpclab::Reporter& report, const char* title) {
     report.header();
 }
 
-// Runs `f`; counts a NotImplemented as a skipped part instead of failing.
-bool attempt(const std::string& what, int* skipped, const std::function<void()>& f) {
-    try {
-        f();
-        return true;
-    } catch (const hpclab::NotImplemented& e) {
-        std::fprintf(stderr, "%s skipped: %s\n", what.c_str(), e.what());
-        ++*skipped;
-        return false;
-    }
-}
-
-void fail_if(bool bad, const std::string& message) {
-    if (bad) throw std::runtime_error(message);
-}
+using hpclab::run_part;
+using hpclab::cli::fail_if;
 
 // ---- stage 1 ----------------------------------------------------------------
 void run_copy(const Options& o, hpclab::Reporter& report, int* skipped) {
@@ -93,7 +80,7 @@ void run_copy(const Options& o, hpclab::Reporter& report, int* skipped) {
     for (std::size_t offset = 0; offset <= 32 && offset < n; ++offset) {
         const std::string name = "copy/offset=" + std::to_string(offset);
         auto m = measurement(name, n, 2.0 * (n - offset) * sizeof(float), "cudaMemcpy");
-        const bool ok = attempt(name, skipped, [&] {
+        const bool ok = run_part(name, skipped, [&] {
             m.seconds = time_gpu([&] { lab07::copy_with_offset(d_in.get(), d_out.get(), n, offset); }, o.common);
         });
         if (!ok) break;
@@ -104,7 +91,7 @@ void run_copy(const Options& o, hpclab::Reporter& report, int* skipped) {
                         name + ": out[" + std::to_string(i) + "] is not in[" + std::to_string(i) + "]");
         }
         int sectors = 0;
-        attempt("sectors_per_warp", skipped, [&] { sectors = lab07::sectors_per_warp(offset, 1, sizeof(float)); });
+        run_part("sectors_per_warp", skipped, [&] { sectors = lab07::sectors_per_warp(offset, 1, sizeof(float)); });
         m.extra = {{"sectors_per_warp", sectors}};
         emit(report, m, d2d);
     }
@@ -113,12 +100,12 @@ void run_copy(const Options& o, hpclab::Reporter& report, int* skipped) {
         const std::size_t count = (n - 1) / stride + 1;
         // Useful bytes only: the sectors fetched but not used are the loss.
         auto m = measurement(name, n, 2.0 * count * sizeof(float), "cudaMemcpy");
-        if (!attempt(name, skipped, [&] {
+        if (!run_part(name, skipped, [&] {
                 m.seconds = time_gpu([&] { lab07::copy_with_stride(d_in.get(), d_out.get(), n, stride); }, o.common);
             }))
             break;
         int sectors = 0;
-        attempt("sectors_per_warp", skipped, [&] { sectors = lab07::sectors_per_warp(0, stride, sizeof(float)); });
+        run_part("sectors_per_warp", skipped, [&] { sectors = lab07::sectors_per_warp(0, stride, sizeof(float)); });
         m.extra = {{"sectors_per_warp", sectors}};
         emit(report, m, d2d);
     }
@@ -146,7 +133,7 @@ void run_transpose(const Options& o, hpclab::Reporter& report, int* skipped) {
     for (lab07::Transpose kind : lab07::kAllTransposes) {
         const std::string name = std::string("transpose/") + lab07::transpose_name(kind);
         auto m = measurement(name, n, bytes, "copy kernel");
-        if (!attempt(name, skipped, [&] {
+        if (!run_part(name, skipped, [&] {
                 d_out.zero();
                 m.seconds = time_gpu([&] { lab07::transpose(kind, d_in.get(), d_out.get(), rows, cols); }, o.common);
             }))
@@ -168,7 +155,7 @@ void run_transpose(const Options& o, hpclab::Reporter& report, int* skipped) {
         const std::string name =
             std::string("tiles/") + (mapping == lab07::TileMapping::row_wise ? "row_wise" : "column_wise");
         auto m = measurement(name, n, bytes, "copy kernel");
-        if (!attempt(name, skipped, [&] {
+        if (!run_part(name, skipped, [&] {
                 d_out.zero();
                 m.seconds = time_gpu([&] { lab07::tile_copy(mapping, d_in.get(), d_out.get(), rows); }, o.common);
             }))
@@ -196,7 +183,7 @@ void run_powers(const Options& o, hpclab::Reporter& report, int* skipped) {
                 std::string("powers/") + (tm ? "thread_major" : "power_major") + "/rounds=" + std::to_string(rounds);
             // Bytes through global memory: the inputs once, the outputs once.
             auto m = measurement(name, n, (n + outputs) * sizeof(float), "thread_major");
-            if (!attempt(name, skipped, [&] {
+            if (!run_part(name, skipped, [&] {
                     m.seconds = time_gpu([&] { lab07::powers(layout, d_x.get(), n, d_out.get(), rounds); }, o.common);
                 }))
                 continue;

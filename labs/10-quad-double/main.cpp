@@ -57,21 +57,10 @@ QuadDouble operand<QuadDouble>(hpclab::Rng& rng, Op op, bool first) {
     return make_qd(1.0 + (r.v.x - 1.0) * 1e-3, r.v.y * 1e-3, r.v.z * 1e-3, r.v.w * 1e-3);
 }
 
-hpclab::Measurement base(const std::string& name, std::size_t n) {
-    hpclab::Measurement m;
-    m.name = name;
-    m.n = n;
-    return m;
-}
-
-std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 0) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, f, a, b, c, d);
-    return buf;
-}
+using hpclab::format;
 
 template <class T>
-void bench_ops(const Options& o, hpclab::Reporter& report, const char* format, double copy_gbps) {
+void bench_ops(const Options& o, hpclab::Reporter& report, const char* type_name, double copy_gbps) {
     const std::size_t n = o.ops_n;
     hpclab::Rng rng(o.common.seed);
     DeviceBuffer<T> da(n), db(n), dc(n);
@@ -83,7 +72,7 @@ void bench_ops(const Options& o, hpclab::Reporter& report, const char* format, d
         }
         da.copy_from_host(a.data(), n);
         db.copy_from_host(b.data(), n);
-        const std::string name = std::string(format) + "_" + op_name(op);
+        const std::string name = std::string(type_name) + "_" + op_name(op);
         // Compute-bound: `chain` operations per element, one load and one store.
         const int chain = static_cast<int>(o.chain);
         const auto compute = hpclab::cuda::time_events(
@@ -94,26 +83,27 @@ void bench_ops(const Options& o, hpclab::Reporter& report, const char* format, d
                 throw std::runtime_error(name + ": device result differs from the host's at element " +
                                          std::to_string(i));
         }
-        auto m = base(name + "_chain", n);
+        auto m = hpclab::Measurement::named(name + "_chain", n);
         m.seconds = compute;
         m.items = static_cast<double>(n) * chain;
         m.extra = {{"mops", m.items / compute.median / 1e6}, {"ops_per_element", double(chain)}};
         const std::string label = "  " + name + std::string(10 - std::min<std::size_t>(9, name.size()), ' ');
-        report.emit(m, label + fmt("compute-bound: %9.1f Mop/s (%.0f ops/element, %.3f ms)",
-                                   m.items / compute.median / 1e6, chain, compute.median * 1e3));
+        report.emit(m, label + format("compute-bound: %9.1f Mop/s (%.0f ops/element, %.3f ms)",
+                                      m.items / compute.median / 1e6, double(chain), compute.median * 1e3));
         // Memory-bound: one operation per element (given element-wise kernel).
         const auto memory = hpclab::cuda::time_events([&] { launch_apply(op, da.get(), db.get(), dc.get(), n); },
                                                       o.common.warmup, o.common.reps);
         const double bytes = (op == Op::sqrt ? 2.0 : 3.0) * n * sizeof(T);
-        auto mm = base(name + "_single", n);
+        auto mm = hpclab::Measurement::named(name + "_single", n);
         mm.seconds = memory;
         mm.bytes = bytes;
         mm.items = static_cast<double>(n);
         mm.anchor = "device copy";
         mm.ratio = mm.gbps() / copy_gbps;
         mm.extra = {{"mops", n / memory.median / 1e6}, {"copy_gbps", copy_gbps}};
-        report.emit(mm, label + fmt("one op/element: %9.1f Mop/s, %7.1f GB/s = %.0f%% of the device copy (%.0f GB/s)",
-                                    n / memory.median / 1e6, mm.gbps(), 100 * mm.ratio, copy_gbps));
+        report.emit(mm,
+                    label + format("one op/element: %9.1f Mop/s, %7.1f GB/s = %.0f%% of the device copy (%.0f GB/s)",
+                                   n / memory.median / 1e6, mm.gbps(), 100 * mm.ratio, copy_gbps));
     }
 }
 
@@ -183,25 +173,25 @@ void bench_newton(const Options& o, hpclab::Reporter& report) {
     }
     if (!(worst <= 1e-60)) throw std::runtime_error("Newton square roots fall short of quad-double precision");
 
-    auto mh = base("newton_qd_omp", n);
+    auto mh = hpclab::Measurement::named("newton_qd_omp", n);
     mh.seconds = host;
     mh.items = static_cast<double>(n);
     mh.anchor = "QD+OpenMP";
     mh.ratio = 1.0;
     mh.extra = {{"threads", double(host::threads())}};
-    report.emit(mh, fmt("Newton sqrt, %.0f quad doubles: QD on %.0f host threads  %9.4f s", double(n), host::threads(),
-                        host.median));
-    auto ma = base("newton_qd_gpu", n);
+    report.emit(mh, format("Newton sqrt, %.0f quad doubles: QD on %.0f host threads  %9.4f s", double(n),
+                           double(host::threads()), host.median));
+    auto ma = hpclab::Measurement::named("newton_qd_gpu", n);
     ma.seconds = aos;
     ma.items = static_cast<double>(n);
     ma.bytes = 2.0 * n * sizeof(QuadDouble);
     ma.anchor = "QD+OpenMP";
     ma.ratio = aos.median / host.median;
     ma.extra = {{"speedup", host.median / aos.median}, {"worst_ulps", worst / kQdEps}, {"block", double(o.block)}};
-    report.emit(ma,
-                fmt("  GPU, array of structures               %9.6f s  = %.0fx QD+OpenMP (bar 100x); worst %.2f ulps",
-                    aos.median, host.median / aos.median, worst / kQdEps));
-    auto ms = base("newton_qd_gpu_interval", n);
+    report.emit(
+        ma, format("  GPU, array of structures               %9.6f s  = %.0fx QD+OpenMP (bar 100x); worst %.2f ulps",
+                   aos.median, host.median / aos.median, worst / kQdEps));
+    auto ms = hpclab::Measurement::named("newton_qd_gpu_interval", n);
     ms.seconds = soa;
     ms.items = static_cast<double>(n);
     ms.bytes = ma.bytes;
@@ -209,8 +199,9 @@ void bench_newton(const Options& o, hpclab::Reporter& report) {
     ms.ratio = soa.median / host.median;
     ms.extra = {{"speedup", host.median / soa.median}, {"aos_over_interval", aos.median / soa.median}};
     report.emit(
-        ms, fmt("  GPU, interval layout                   %9.6f s  = %.0fx QD+OpenMP; AoS time / interval time = %.2f",
-                soa.median, host.median / soa.median, aos.median / soa.median));
+        ms,
+        format("  GPU, interval layout                   %9.6f s  = %.0fx QD+OpenMP; AoS time / interval time = %.2f",
+               soa.median, host.median / soa.median, aos.median / soa.median));
 }
 
 void bench_sum(const Options& o, hpclab::Reporter& report) {
@@ -230,16 +221,16 @@ void bench_sum(const Options& o, hpclab::Reporter& report) {
     const double err_gpu = relative_error(s, exact), err_cpu = relative_error(qd_real(dsum), exact);
     if (!(err_gpu <= 1e-60))
         throw std::runtime_error("the GPU quad-double sum is wrong: error " + std::to_string(err_gpu));
-    auto mc = base("sum_double_1core", n);
+    auto mc = hpclab::Measurement::named("sum_double_1core", n);
     mc.seconds = cpu;
     mc.items = double(n);
     mc.bytes = 8.0 * n;
     mc.anchor = "double sum, 1 core";
     mc.ratio = 1.0;
     mc.extra = {{"relative_error", err_cpu}};
-    report.emit(mc, fmt("sum of %.0f numbers: double, one CPU core  %9.6f s, relative error %.2e", double(n),
-                        cpu.median, err_cpu));
-    auto mg = base("sum_qd_gpu", n);
+    report.emit(mc, format("sum of %.0f numbers: double, one CPU core  %9.6f s, relative error %.2e", double(n),
+                           cpu.median, err_cpu));
+    auto mg = hpclab::Measurement::named("sum_qd_gpu", n);
     mg.seconds = gpu;
     mg.items = double(n);
     mg.bytes = double(sizeof(QuadDouble)) * n;
@@ -264,14 +255,14 @@ void bench_pi(const Options& o, hpclab::Reporter& report) {
                                     std::max(1, std::min(o.common.reps, 3)));
     const double agree = relative_error(p, ph), err = relative_error(p, qd_real::_pi);
     if (!(agree <= 1e-55)) throw std::runtime_error("GPU pi and QD pi disagree: " + std::to_string(agree));
-    auto mc = base("pi_qd_omp", n);
+    auto mc = hpclab::Measurement::named("pi_qd_omp", n);
     mc.seconds = cpu;
     mc.items = double(n);
     mc.anchor = "QD+OpenMP";
     mc.ratio = 1.0;
-    report.emit(mc, fmt("pi, trapezoid rule, %.0f intervals: QD on %.0f threads %9.4f s", double(n), host::threads(),
-                        cpu.median));
-    auto mg = base("pi_qd_gpu", n);
+    report.emit(mc, format("pi, trapezoid rule, %.0f intervals: QD on %.0f threads %9.4f s", double(n),
+                           double(host::threads()), cpu.median));
+    auto mg = hpclab::Measurement::named("pi_qd_gpu", n);
     mg.seconds = gpu;
     mg.items = double(n);
     mg.anchor = "QD+OpenMP";
@@ -279,7 +270,8 @@ void bench_pi(const Options& o, hpclab::Reporter& report) {
     mg.extra = {{"speedup", cpu.median / gpu.median}, {"error_vs_pi", err}};
     report.emit(
         mg,
-        fmt("                   GPU quad-double   %9.6f s = %.0fx; |pi_n - pi|/pi = %.2e (the rule's error, ~n^-1.5)",
+        format(
+            "                   GPU quad-double   %9.6f s = %.0fx; |pi_n - pi|/pi = %.2e (the rule's error, ~n^-1.5)",
             gpu.median, cpu.median / gpu.median, err));
 }
 
@@ -318,29 +310,23 @@ int run(const Options& o) {
         hpclab::cuda::require_device_memory(hpclab::checked_bytes(o.n, 4 * sizeof(QuadDouble)), "Newton");
     hpclab::Reporter report(o.common.json);
     int not_implemented = 0;
-    auto part = [&](const char* what, auto&& body) {
-        try {
-            body();
-        } catch (const hpclab::NotImplemented& e) {
-            std::fprintf(stderr, "%s skipped: %s\n", what, e.what());
-            ++not_implemented;
-        }
-    };
     if (all && !o.common.json) {
         const auto info = hpclab::cuda::device_info();
         std::printf("%s, %d SMs; host: %d OpenMP threads\n", info.name.c_str(), info.sm_count, host::threads());
-        part("lecture demo", [&] { lecture_demo(); });
+        hpclab::run_part("lecture demo", &not_implemented, [&] { lecture_demo(); });
     }
     if (all || o.bench == "ops") {
         const double copy =
             hpclab::cuda::measure_copy_gbps(std::max<std::size_t>(256u << 20, 3 * o.ops_n * sizeof(QuadDouble)));
-        report.note(fmt("throughput, %.0f elements (device copy: %.0f GB/s)", double(o.ops_n), copy));
-        part("double-double throughput", [&] { bench_ops<DoubleDouble>(o, report, "dd", copy); });
-        part("quad-double throughput", [&] { bench_ops<QuadDouble>(o, report, "qd", copy); });
+        report.note(format("throughput, %.0f elements (device copy: %.0f GB/s)", double(o.ops_n), copy));
+        hpclab::run_part("double-double throughput", &not_implemented,
+                         [&] { bench_ops<DoubleDouble>(o, report, "dd", copy); });
+        hpclab::run_part("quad-double throughput", &not_implemented,
+                         [&] { bench_ops<QuadDouble>(o, report, "qd", copy); });
     }
-    if (all || o.bench == "newton") part("Newton", [&] { bench_newton(o, report); });
-    if (all || o.bench == "sum") part("sum", [&] { bench_sum(o, report); });
-    if (all || o.bench == "pi") part("pi", [&] { bench_pi(o, report); });
+    if (all || o.bench == "newton") hpclab::run_part("Newton", &not_implemented, [&] { bench_newton(o, report); });
+    if (all || o.bench == "sum") hpclab::run_part("sum", &not_implemented, [&] { bench_sum(o, report); });
+    if (all || o.bench == "pi") hpclab::run_part("pi", &not_implemented, [&] { bench_pi(o, report); });
     report.note("all GPU results checked against the host and the QD library");
     return not_implemented > 0 ? 1 : 0;
 }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hpclab {
@@ -40,6 +41,14 @@ struct Measurement {
     double ratio = 0;                                   // ratio to the anchor measured in the same run (0: none)
     std::string anchor;                                 // what the ratio is against ("std::sort", "cuBLAS")
     std::vector<std::pair<std::string, double>> extra;  // further named figures
+
+    // A measurement with its name and size, the rest to fill in.
+    static Measurement named(std::string name, std::size_t n = 0) {
+        Measurement m;
+        m.name = std::move(name);
+        m.n = n;
+        return m;
+    }
 
     double gbps() const;  // at the median
     double gflops() const;

@@ -51,6 +51,12 @@ CLI::Option* add_counts(CLI::App& app, const std::string& name, std::vector<std:
 // line: "<program>: error: <reason> (see --help)").
 int parse(CLI::App& app, int argc, char** argv);
 
+// A check of the driver's input beyond what CLI11 can say: throws
+// std::invalid_argument(message), which run_main prints as one line, exit 1.
+inline void fail_if(bool bad, const std::string& message) {
+    if (bad) throw std::invalid_argument(message);
+}
+
 // Run a driver's body; any exception becomes "<program>: error: <what>" on
 // stderr and exit code 1 (Unavailable: exit code 77), so bad input never
 // ends in a crash or core dump.

@@ -1,6 +1,8 @@
 // The one way a skeleton says "this part is yours to write".
 #pragma once
 
+#include <cstdio>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -20,5 +22,19 @@ public:
 private:
     NotImplemented(const std::string& message, int) : std::logic_error(message) {}
 };
+
+// Runs one part of a driver. A part the student has not written yet is
+// reported on stderr ("<what> skipped: ...") and counted in `skipped`, and
+// the driver goes on with the parts that exist. Returns whether it ran.
+inline bool run_part(const std::string& what, int* skipped, const std::function<void()>& part) {
+    try {
+        part();
+        return true;
+    } catch (const NotImplemented& e) {
+        std::fprintf(stderr, "%s skipped: %s\n", what.c_str(), e.what());
+        ++*skipped;
+        return false;
+    }
+}
 
 }  // namespace hpclab

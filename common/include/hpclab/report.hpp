@@ -17,6 +17,10 @@
 
 namespace hpclab {
 
+// printf into a std::string, for the human lines a driver emits. The
+// compiler checks the arguments against a literal pattern (-Wformat).
+std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
+
 class Reporter {
 public:
     // `active`: false on the MPI ranks that must stay quiet (all but rank 0).
