@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <functional>
 #include <map>
-#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -44,34 +43,9 @@ struct Options {
     hpclab::cli::CommonOptions common;
 };
 
-void fail_if(bool bad, const std::string& message) {
-    if (bad) throw std::invalid_argument(message);
-}
-
-std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 0) {
-    char line[200];
-    std::snprintf(line, sizeof line, f, a, b, c, d);
-    return line;
-}
-
-hpclab::Measurement named(const std::string& name, std::size_t n = 0) {
-    hpclab::Measurement m;
-    m.name = name;
-    m.n = n;
-    return m;
-}
-
-// Runs `f`; a part the student has not written yet is reported and skipped.
-bool attempt(const std::string& what, int* skipped, const std::function<void()>& f) {
-    try {
-        f();
-        return true;
-    } catch (const hpclab::NotImplemented& e) {
-        std::fprintf(stderr, "%s skipped: %s\n", what.c_str(), e.what());
-        ++*skipped;
-        return false;
-    }
-}
+using hpclab::format;
+using hpclab::run_part;
+using hpclab::cli::fail_if;
 
 // ---- stage: occupancy ----------------------------------------------------------
 
@@ -85,7 +59,8 @@ lab08::DeviceDescription pick_device(const std::string& name) {
 
 void occupancy_row(hpclab::Reporter& report, const lab08::DeviceDescription& d, const lab08::KernelResources& k,
                    const lab08::Occupancy& o) {
-    auto m = named(std::string("occupancy/") + d.name, static_cast<std::size_t>(k.threads_per_block));
+    auto m =
+        hpclab::Measurement::named(std::string("occupancy/") + d.name, static_cast<std::size_t>(k.threads_per_block));
     m.extra = {{"threads", double(k.threads_per_block)},
                {"registers", double(k.registers_per_thread)},
                {"shared_bytes", double(k.static_shared + k.dynamic_shared)},
@@ -156,6 +131,7 @@ struct Costs {
     std::map<lab08::Op, double> latency;  // cycles
     double l1 = 0, l2 = 0, hbm = 0;       // pointer-chase cycles per step
     double copy_gbps = 0, fp32_gflops = 0, fp64_gflops = 0;
+    double clock_ghz = 0;  // the SM clock under load, measured (not the attribute's boost clock)
 };
 
 double chain_latency(lab08::Op op, int seed, int iterations) {
@@ -175,11 +151,11 @@ double chain_latency(lab08::Op op, int seed, int iterations) {
 void run_latency(const Options& o, hpclab::Reporter& report, Costs& costs, int* skipped) {
     report.note("\ndependent-instruction latency: (kernel with 9 - kernel with 8 instructions a round) / rounds");
     for (lab08::Op op : lab08::kAllOps) {
-        attempt(std::string("latency ") + lab08::op_name(op), skipped, [&] {
+        run_part(std::string("latency ") + lab08::op_name(op), skipped, [&] {
             const double a = chain_latency(op, int(o.common.seed % 1000) + 1, 1 << 14);
             const double b = chain_latency(op, int(o.common.seed % 1000) + 2, 1 << 14);
             costs.latency[op] = (a + b) / 2;
-            auto m = named(std::string("latency/") + lab08::op_name(op));
+            auto m = hpclab::Measurement::named(std::string("latency/") + lab08::op_name(op));
             m.extra = {{"cycles", costs.latency[op]}, {"repeat_cycles", b}, {"repeat_spread", std::fabs(a - b) / a}};
             char line[120];
             std::snprintf(line, sizeof line, "%-12s %7.2f cycles (repeat %.2f)", lab08::op_name(op), a, b);
@@ -190,9 +166,9 @@ void run_latency(const Options& o, hpclab::Reporter& report, Costs& costs, int* 
 
 void run_throughput(const Options& o, hpclab::Reporter& report, Costs& costs, int* skipped) {
     const auto info = hpclab::cuda::device_info(0);
-    report.note("\nFMA throughput (8 independent chains a thread, 1024 blocks of 256 threads a SM)");
+    report.note("\nFMA throughput (8 independent chains a thread, 8 blocks of 256 threads a SM)");
     for (bool fp64 : {false, true}) {
-        attempt(fp64 ? "fp64 throughput" : "fp32 throughput", skipped, [&] {
+        run_part(fp64 ? "fp64 throughput" : "fp32 throughput", skipped, [&] {
             const int blocks = info.sm_count * 8, threads = 256, iterations = 4096;
             DeviceBuffer<double> sink(std::size_t(blocks) * threads);
             const auto s = hpclab::cuda::time_events(
@@ -200,15 +176,15 @@ void run_throughput(const Options& o, hpclab::Reporter& report, Costs& costs, in
                 o.common.warmup, o.common.reps);
             const double flops = 2.0 * 8 * double(blocks) * threads * iterations;
             const double gflops = flops / s.median / 1e9;
-            const double per_sm_cycle = flops / 2 / s.median / (info.sm_count * info.clock_ghz * 1e9);
+            const double per_sm_cycle = flops / 2 / s.median / (info.sm_count * costs.clock_ghz * 1e9);
             (fp64 ? costs.fp64_gflops : costs.fp32_gflops) = gflops;
-            auto m = named(fp64 ? "throughput/dfma" : "throughput/ffma");
+            auto m = hpclab::Measurement::named(fp64 ? "throughput/dfma" : "throughput/ffma");
             m.seconds = s;
             m.flops = flops;
             m.extra = {{"fma_per_sm_per_cycle", per_sm_cycle}, {"gflops", gflops}};
-            report.emit(m, fmt(fp64 ? "dfma  %9.1f GFLOP/s  %6.1f FMA per SM per cycle"
-                                    : "ffma  %9.1f GFLOP/s  %6.1f FMA per SM per cycle",
-                               gflops, per_sm_cycle));
+            report.emit(m, format(fp64 ? "dfma  %9.1f GFLOP/s  %6.1f FMA per SM per cycle"
+                                       : "ffma  %9.1f GFLOP/s  %6.1f FMA per SM per cycle",
+                                  gflops, per_sm_cycle));
         });
     }
 }
@@ -234,7 +210,7 @@ void run_chase(const Options& o, hpclab::Reporter& report, Costs& costs, int* sk
     report.note("\npointer chase: cycles per dependent load, 128-byte lines in random order");
     int l2_bytes = 0;
     HPCLAB_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0));
-    attempt("pointer chase", skipped, [&] {
+    run_part("pointer chase", skipped, [&] {
         for (std::size_t bytes = 4 << 10; bytes <= o.max_bytes; bytes *= 2) {
             const double c = chase(bytes, o.common.seed + bytes);
             if (bytes == (16 << 10)) costs.l1 = c;
@@ -242,10 +218,10 @@ void run_chase(const Options& o, hpclab::Reporter& report, Costs& costs, int* sk
             // HBM: the first working set of at least 1.25 times the L2 (larger
             // ones add TLB misses a streaming kernel does not have)
             if (costs.hbm == 0 && double(bytes) >= 1.25 * l2_bytes) costs.hbm = c;
-            auto m = named("chase", bytes);
+            auto m = hpclab::Measurement::named("chase", bytes);
             m.bytes = double(bytes);
             m.extra = {{"working_set_bytes", double(bytes)}, {"cycles_per_load", c}};
-            report.emit(m, fmt("%12.0f KiB  %7.1f cycles", bytes / 1024.0, c));
+            report.emit(m, format("%12.0f KiB  %7.1f cycles", bytes / 1024.0, c));
         }
     });
 }
@@ -294,7 +270,7 @@ struct Accuracy {
     void emit(hpclab::Reporter& report, const std::string& kernel) const {
         if (refined.empty()) return;
         auto mean = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); };
-        auto m = named("accuracy/" + kernel, refined.size());
+        auto m = hpclab::Measurement::named("accuracy/" + kernel, refined.size());
         m.extra = {{"mean_p_acc", mean(refined)},
                    {"min_p_acc", *std::min_element(refined.begin(), refined.end())},
                    {"mean_p_acc_luo", mean(luo)},
@@ -312,13 +288,13 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
     const auto d = lab08::describe_device(0);
     lab08::MachineRates rates;
     rates.sm_count = d.sm_count;
-    rates.clock_ghz = lab08::measure_sm_clock_ghz();
+    rates.clock_ghz = costs.clock_ghz;
     rates.launch_seconds = lab08::measure_launch_seconds(o.common.reps);
     rates.blocks_per_second = lab08::measure_blocks_per_second(o.common.reps);
     rates.dram_gbps = costs.copy_gbps > 0 ? costs.copy_gbps : hpclab::cuda::measure_copy_gbps(256 << 20, 5);
     const double fp32 = costs.fp32_gflops > 0 ? costs.fp32_gflops : info.peak_fp32_gflops();
     {
-        auto m = named("machine");
+        auto m = hpclab::Measurement::named("machine");
         m.extra = {{"clock_ghz", rates.clock_ghz},
                    {"launch_seconds", rates.launch_seconds},
                    {"blocks_per_second", rates.blocks_per_second},
@@ -326,18 +302,18 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                    {"fp32_gflops", fp32},
                    {"l2_cycles", costs.l2},
                    {"hbm_cycles", costs.hbm}};
-        report.emit(m,
-                    fmt("\nmodel against measured times: SM clock %.3f GHz under load, launch %.2f us, copy %.0f GB/s, "
-                        "FFMA %.0f GFLOP/s",
-                        rates.clock_ghz, rates.launch_seconds * 1e6, rates.dram_gbps, fp32));
-        report.note(fmt("blocks started: %.0f a microsecond", rates.blocks_per_second / 1e6));
+        report.emit(
+            m, format("\nmodel against measured times: SM clock %.3f GHz under load, launch %.2f us, copy %.0f GB/s, "
+                      "FFMA %.0f GFLOP/s",
+                      rates.clock_ghz, rates.launch_seconds * 1e6, rates.dram_gbps, fp32));
+        report.note(format("blocks started: %.0f a microsecond", rates.blocks_per_second / 1e6));
         report.note(
             "refined = launch + max(Luo, issue, LSU, SFU, DRAM, blocks); P_acc of both (Luo alone in brackets)");
     }
     for (const auto& vk : lab08::validation_kernels()) {
         if (o.kernel != "all" && o.kernel != vk.name) continue;
         Accuracy acc;
-        attempt("validation " + vk.name, skipped, [&] {
+        run_part("validation " + vk.name, skipped, [&] {
             const auto attr = lab08::validation_attributes(vk.name);
             for (long long size : vk.sizes) {
                 std::vector<int> threads;
@@ -345,14 +321,13 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                     for (int w = 1; w <= 32; ++w) threads.push_back(32 * w);
                 else
                     threads.push_back(vk.name == "tiled_matmul" ? lab08::kMatTile * lab08::kMatTile : 256);
-                std::unique_ptr<lab08::ValidationBuffers, void (*)(lab08::ValidationBuffers*)> b(
-                    lab08::prepare_validation(vk.name, size), lab08::free_validation);
+                const lab08::ValidationBuffers b = lab08::prepare_validation(vk.name, size);
                 const auto counts = lab08::validation_counts(vk.name, size);
                 const auto periods = periods_for(counts, costs);
                 for (int t : threads) {
                     long long blocks = 0;
-                    const hpclab::Stats s = hpclab::cuda::time_events(
-                        [&] { blocks = lab08::run_validation(b.get(), t); }, o.common.warmup, o.common.reps);
+                    const hpclab::Stats s = hpclab::cuda::time_events([&] { blocks = lab08::launch_validation(b, t); },
+                                                                      o.common.warmup, o.common.reps);
                     lab08::KernelResources k;
                     k.threads_per_block = t;
                     k.registers_per_thread = attr.numRegs;
@@ -386,7 +361,8 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                     const double intensity = bytes > 0 ? flops / bytes : 0;
                     const double bound_gflops = std::min(fp32, intensity * rates.dram_gbps);
                     const double achieved = flops / s.median / 1e9;
-                    auto m = named("validate/" + vk.name + "/threads=" + std::to_string(t), std::size_t(size));
+                    auto m = hpclab::Measurement::named("validate/" + vk.name + "/threads=" + std::to_string(t),
+                                                        std::size_t(size));
                     m.seconds = s;
                     m.bytes = bytes;
                     m.flops = flops;
@@ -439,7 +415,7 @@ void run_prefetch(const Options& o, hpclab::Reporter& report, int* skipped) {
     report.note("\ntiled matrix product (16 x 16 tiles), lecture 36's prefetching into registers");
     std::vector<float> first(nn), back(nn);
     for (bool prefetch : {false, true}) {
-        attempt(prefetch ? "prefetch" : "tiled", skipped, [&] {
+        run_part(prefetch ? "prefetch" : "tiled", skipped, [&] {
             const auto attr = lab08::matmul_attributes(prefetch);
             lab08::KernelResources k;
             k.threads_per_block = lab08::kMatTile * lab08::kMatTile;
@@ -452,7 +428,7 @@ void run_prefetch(const Options& o, hpclab::Reporter& report, int* skipped) {
             c.copy_to_host(back.data(), nn);
             if (!prefetch) first = back;
             fail_if(prefetch && !first.empty() && first != back, "the prefetching product differs from the plain one");
-            auto m = named(prefetch ? "matmul/prefetch" : "matmul/tiled", std::size_t(n));
+            auto m = hpclab::Measurement::named(prefetch ? "matmul/prefetch" : "matmul/tiled", std::size_t(n));
             m.seconds = s;
             m.flops = 2.0 * n * double(n) * n;
             m.extra = {{"registers", double(attr.numRegs)},
@@ -480,6 +456,7 @@ int run(const Options& o) {
     hpclab::cuda::require_gpu();
     int skipped = 0;
     Costs costs;
+    costs.clock_ghz = lab08::measure_sm_clock_ghz();
     if (all || o.stage == "latency" || o.stage == "validate") run_latency(o, report, costs, &skipped);
     if (all || o.stage == "throughput" || o.stage == "validate") run_throughput(o, report, costs, &skipped);
     if (all || o.stage == "chase" || o.stage == "validate") run_chase(o, report, costs, &skipped);
@@ -506,7 +483,7 @@ int main(int argc, char** argv) {
         app.add_option("--device", o.device, "occupancy: a lecture GPU or this machine's")
             ->check(CLI::IsMember({"gpu", "c2050", "k20c", "p100"}))
             ->capture_default_str();
-        hpclab::cli::add_count(app, "--threads", o.threads, "occupancy: threads per block (one kernel)");
+        hpclab::cli::add_count(app, "--threads", o.threads, "occupancy: threads per block (one kernel)", 1);
         hpclab::cli::add_count(app, "--registers", o.registers, "occupancy: registers per thread");
         hpclab::cli::add_count(app, "--static-shared", o.static_shared, "occupancy: static shared bytes per block");
         hpclab::cli::add_count(app, "--dynamic-shared", o.dynamic_shared, "occupancy: dynamic shared bytes per block");
@@ -525,6 +502,8 @@ int main(int argc, char** argv) {
         fail_if(!o.common.serve.empty(), "--serve: lab 08 has no timed benchmark");
         fail_if(o.stage != "occupancy" && o.stage != "all" && o.threads > 0,
                 "--threads and the other kernel options go with --stage occupancy");
+        fail_if(o.threads == 0 && (o.registers > 0 || o.static_shared > 0 || o.dynamic_shared > 0),
+                "--registers, --static-shared and --dynamic-shared describe one kernel: give its --threads too");
         return run(o);
     });
 }

@@ -121,27 +121,20 @@ long long blocks_for(long long threads_needed, int threads) { return (threads_ne
 
 }  // namespace
 
-struct ValidationBuffers {
-    std::string name;
-    long long size = 0;
-    std::vector<hpclab::cuda::DeviceBuffer<float>> in;
-    hpclab::cuda::DeviceBuffer<float> out;
-};
-
 std::vector<ValidationKernel> validation_kernels() {
     // Sizes well past the 50 MB L2 of an H100 and long enough (0.1-30 ms)
     // that the launch is a small part of the time.
     const long long m16 = 1LL << 24, m64 = 1LL << 26, m256 = 1LL << 28;
     return {
-        {"linear_filter", true, {8192LL * 8192}, 4, 1},
-        {"sepia_filter", true, {m64}, 4, 1},
-        {"black_scholes", true, {m64}, 4, 2},
-        {"matrix", true, {1024}, 4, 1},
-        {"naive_matmul", false, {1024, 2048, 4096}, 4, 1},
-        {"tiled_matmul", false, {1024, 2048, 4096}, 4, 1},
-        {"reduction", false, {m16, m64, m256}, 4, 2},
-        {"copy", false, {m16, m64, m256}, 8, 1},
-        {"strided_copy", false, {m16, m64, m256}, 128, 1},
+        {"linear_filter", true, {8192LL * 8192}, 4},
+        {"sepia_filter", true, {m64}, 4},
+        {"black_scholes", true, {m64}, 4},
+        {"matrix", true, {1024}, 4},
+        {"naive_matmul", false, {1024, 2048, 4096}, 4},
+        {"tiled_matmul", false, {1024, 2048, 4096}, 4},
+        {"reduction", false, {m16, m64, m256}, 4},
+        {"copy", false, {m16, m64, m256}, 8},
+        {"strided_copy", false, {m16, m64, m256}, 128},
     };
 }
 
@@ -228,11 +221,11 @@ double validation_flops(const std::string& name, long long size) {
     throw std::invalid_argument("unknown validation kernel '" + name + "'");
 }
 
-ValidationBuffers* prepare_validation(const std::string& name, long long size) {
+ValidationBuffers prepare_validation(const std::string& name, long long size) {
     validation_counts(name, size);  // checks the name
-    auto* b = new ValidationBuffers;
-    b->name = name;
-    b->size = size;
+    ValidationBuffers b;
+    b.name = name;
+    b.size = size;
     int inputs = 1;
     std::size_t in_n = static_cast<std::size_t>(size), out_n = in_n;
     if (name == "sepia_filter") inputs = 3, out_n = 3 * in_n;
@@ -240,15 +233,13 @@ ValidationBuffers* prepare_validation(const std::string& name, long long size) {
     if (name == "matrix" || name == "naive_matmul" || name == "tiled_matmul") inputs = 2, in_n = out_n = in_n * in_n;
     hpclab::cuda::require_device_memory((inputs * in_n + out_n) * sizeof(float), "validation kernel " + name);
     for (int i = 0; i < inputs; ++i) {
-        b->in.emplace_back(in_n);
-        fill_uniform<<<1024, 256>>>(b->in.back().get(), static_cast<long long>(in_n), 8000u + i);
+        b.in.emplace_back(in_n);
+        fill_uniform<<<1024, 256>>>(b.in.back().get(), static_cast<long long>(in_n), 8000u + i);
         HPCLAB_CUDA_CHECK_LAUNCH();
     }
-    b->out = hpclab::cuda::DeviceBuffer<float>(out_n);
+    b.out = hpclab::cuda::DeviceBuffer<float>(out_n);
     return b;
 }
-
-void free_validation(ValidationBuffers* b) { delete b; }
 
 double measure_launch_seconds(int reps) {
     return hpclab::cuda::time_events(
@@ -288,40 +279,40 @@ double measure_sm_clock_ghz() {
     return static_cast<double>(done) / seconds / 1e9;
 }
 
-long long run_validation(ValidationBuffers* b, int threads) {
-    const std::string& k = b->name;
-    const long long n = b->size;
+long long launch_validation(const ValidationBuffers& b, int threads) {
+    const std::string& k = b.name;
+    const long long n = b.size;
     long long blocks = 0;
     if (k == "linear_filter") {
         const int w = static_cast<int>(std::lround(std::sqrt(static_cast<double>(n))));
         blocks = blocks_for(static_cast<long long>(w) * w, threads);
-        linear_filter<<<static_cast<unsigned>(blocks), threads>>>(b->in[0].get(), b->out.get(), w, w);
+        linear_filter<<<static_cast<unsigned>(blocks), threads>>>(b.in[0].get(), b.out.get(), w, w);
     } else if (k == "sepia_filter") {
         blocks = blocks_for(n, threads);
-        sepia_filter<<<static_cast<unsigned>(blocks), threads>>>(b->in[0].get(), b->in[1].get(), b->in[2].get(),
-                                                                 b->out.get(), n);
+        sepia_filter<<<static_cast<unsigned>(blocks), threads>>>(b.in[0].get(), b.in[1].get(), b.in[2].get(),
+                                                                 b.out.get(), n);
     } else if (k == "black_scholes") {
         blocks = blocks_for(n, threads);
-        black_scholes<<<static_cast<unsigned>(blocks), threads>>>(b->in[0].get(), b->in[1].get(), b->in[2].get(),
-                                                                  b->out.get(), b->out.get() + n, n);
+        black_scholes<<<static_cast<unsigned>(blocks), threads>>>(b.in[0].get(), b.in[1].get(), b.in[2].get(),
+                                                                  b.out.get(), b.out.get() + n, n);
     } else if (k == "matrix" || k == "naive_matmul") {
         blocks = blocks_for(n * n, threads);
-        naive_matmul<<<static_cast<unsigned>(blocks), threads>>>(b->in[0].get(), b->in[1].get(), b->out.get(),
+        naive_matmul<<<static_cast<unsigned>(blocks), threads>>>(b.in[0].get(), b.in[1].get(), b.out.get(),
                                                                  static_cast<int>(n));
     } else if (k == "tiled_matmul") {
         const long long g = (n + kMatTile - 1) / kMatTile;
         blocks = g * g;
-        launch_matmul_tiled(b->in[0].get(), b->in[1].get(), b->out.get(), static_cast<int>(n), false);
+        launch_matmul_tiled(b.in[0].get(), b.in[1].get(), b.out.get(), static_cast<int>(n), false);
     } else if (k == "reduction") {
         blocks = blocks_for(n, 2 * threads);
-        block_sum<<<static_cast<unsigned>(blocks), threads, threads * sizeof(float)>>>(b->in[0].get(), b->out.get(), n);
+        block_sum<<<static_cast<unsigned>(blocks), threads, threads * sizeof(float)>>>(b.in[0].get(), b.out.get(), n);
     } else if (k == "copy") {
         blocks = blocks_for(n, threads);
-        copy_kernel<<<static_cast<unsigned>(blocks), threads>>>(b->in[0].get(), b->out.get(), n);
+        copy_kernel<<<static_cast<unsigned>(blocks), threads>>>(b.in[0].get(), b.out.get(), n);
     } else if (k == "strided_copy") {
         const long long count = (n + kStride - 1) / kStride;
         blocks = blocks_for(count, threads);
-        strided_copy<<<static_cast<unsigned>(blocks), threads>>>(b->in[0].get(), b->out.get(), count);
+        strided_copy<<<static_cast<unsigned>(blocks), threads>>>(b.in[0].get(), b.out.get(), count);
     }
     HPCLAB_CUDA_CHECK_LAUNCH();
     return blocks;

@@ -7,6 +7,8 @@
 
 #include <cuda_runtime.h>
 
+#include "hpclab/cuda.hpp"
+
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -31,7 +33,6 @@ struct ValidationKernel {
     bool warps_sweep;              // Luo's benchmarks: warps per block 1..32 at one size
     std::vector<long long> sizes;  // problem sizes (elements, pixels, options, n of n x n)
     double bytes_per_thread;       // D_mem: bytes the memory system moves per thread and load
-    int elements_per_thread;       // output elements one thread makes
 };
 
 std::vector<ValidationKernel> validation_kernels();
@@ -52,13 +53,19 @@ std::vector<PeriodCounts> validation_counts(const std::string& name, long long s
 double validation_bytes(const std::string& name, long long size);
 double validation_flops(const std::string& name, long long size);
 
-// Runs `name` once on device buffers prepared by prepare_validation (inputs
-// filled on the device with values in [0.5, 1.5)), with
-// blocks of `threads` threads; returns the number of blocks launched.
-struct ValidationBuffers;
-ValidationBuffers* prepare_validation(const std::string& name, long long size);
-void free_validation(ValidationBuffers* b);
-long long run_validation(ValidationBuffers* b, int threads);
+// The device buffers of one kernel at one size: inputs filled on the device
+// with values in [0.5, 1.5), and the output.
+struct ValidationBuffers {
+    std::string name;
+    long long size = 0;
+    std::vector<hpclab::cuda::DeviceBuffer<float>> in;
+    hpclab::cuda::DeviceBuffer<float> out;
+};
+ValidationBuffers prepare_validation(const std::string& name, long long size);
+
+// Launches the kernel once on `b` with blocks of `threads` threads; returns
+// the number of blocks launched.
+long long launch_validation(const ValidationBuffers& b, int threads);
 cudaFuncAttributes validation_attributes(const std::string& name);
 
 }  // namespace lab08
