@@ -1,0 +1,44 @@
+// Lab 13: the arithmetic of one voxel-sample pair, shared by the stages.
+// Reference solution.
+#pragma once
+
+#include "fhd.hpp"
+
+namespace lab13 {
+
+constexpr float kTwoPiF = 6.28318530717958647692f;
+
+// The phase 2 pi k . x in radians, accurate sine and cosine (2 ulp).
+__device__ __forceinline__ void accumulate_accurate(float kx, float ky, float kz, float rMu, float iMu, float x,
+                                                    float y, float z, float& r, float& i) {
+    const float arg = kTwoPiF * (kx * x + ky * y + kz * z);
+    float s, c;
+    sincosf(arg, &s, &c);
+    r += rMu * c - iMu * s;
+    i += iMu * c + rMu * s;
+}
+
+// The same phase through the special function units: fast, but their error
+// grows with |arg| beyond [-pi, pi].
+__device__ __forceinline__ void accumulate_fast(float kx, float ky, float kz, float rMu, float iMu, float x, float y,
+                                                float z, float& r, float& i) {
+    const float arg = kTwoPiF * (kx * x + ky * y + kz * z);
+    const float s = __sinf(arg), c = __cosf(arg);
+    r += rMu * c - iMu * s;
+    i += iMu * c + rMu * s;
+}
+
+// The phase in turns, reduced to [-1/2, 1/2] exactly (t - rint(t) rounds
+// nothing), so the special function units see [-pi, pi] where their error
+// is documented and small.
+__device__ __forceinline__ void accumulate_turns(float kx, float ky, float kz, float rMu, float iMu, float x, float y,
+                                                 float z, float& r, float& i) {
+    const float t = kx * x + ky * y + kz * z;
+    const float reduced = t - rintf(t);
+    float s, c;
+    __sincosf(kTwoPiF * reduced, &s, &c);
+    r += rMu * c - iMu * s;
+    i += iMu * c + rMu * s;
+}
+
+}  // namespace lab13
