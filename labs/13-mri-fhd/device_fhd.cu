@@ -31,6 +31,7 @@ const char* variant_name(Variant v) {
         case Variant::fast_trig: return "fast_trig";
         case Variant::turns: return "turns";
         case Variant::overlap: return "overlap";
+        case Variant::tiles: return "tiles";
     }
     return "?";
 }
@@ -49,7 +50,8 @@ std::size_t chunk_capacity(Variant v) {
     switch (v) {
         case Variant::atomic:
         case Variant::interchange:
-        case Variant::registers: return 0;
+        case Variant::registers:
+        case Variant::tiles: return 0;
         case Variant::overlap: return kOverlapChunkCapacity;
         default: return kChunkCapacity;
     }
@@ -75,6 +77,7 @@ void fhd_gpu(Variant variant, const DeviceKSpace& k, const DeviceGrid& g, float*
         case Variant::fast_trig: fhd_fast_trig(k, g, rFHd, iFHd, chunk); break;
         case Variant::turns: fhd_turns(k, g, rFHd, iFHd, chunk); break;
         case Variant::overlap: fhd_overlap(k, g, rFHd, iFHd, chunk); break;
+        case Variant::tiles: fhd_tiles(k, g, rFHd, iFHd); break;
     }
     HPCLAB_CUDA_CHECK(cudaGetLastError());
     HPCLAB_CUDA_CHECK(cudaDeviceSynchronize());

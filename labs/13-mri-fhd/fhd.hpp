@@ -73,9 +73,11 @@ enum class Variant {
     fast_trig,    // structs with __sinf/__cosf on the phase in radians
     turns,        // structs with the phase reduced in turns, then __sincosf on [-pi, pi]
     overlap,      // turns, with the next chunk's copy overlapping the current launch
+    tiles,        // turns, k-space in shared-memory tiles from global memory, 4 voxels a thread
 };
-constexpr Variant kAllVariants[] = {Variant::atomic,  Variant::interchange, Variant::registers, Variant::constant,
-                                    Variant::structs, Variant::fast_trig,   Variant::turns,     Variant::overlap};
+constexpr Variant kAllVariants[] = {Variant::atomic,    Variant::interchange, Variant::registers,
+                                    Variant::constant,  Variant::structs,     Variant::fast_trig,
+                                    Variant::turns,     Variant::overlap,     Variant::tiles};
 const char* variant_name(Variant v);
 // Throws std::invalid_argument naming the known variants.
 Variant variant_from_name(const std::string& name);
@@ -115,5 +117,7 @@ void fhd_fast_trig(const DeviceKSpace& k, const DeviceGrid& g, float* rFHd, floa
 void fhd_turns(const DeviceKSpace& k, const DeviceGrid& g, float* rFHd, float* iFHd, std::size_t chunk);
 // student/fhd_overlap.cu
 void fhd_overlap(const DeviceKSpace& k, const DeviceGrid& g, float* rFHd, float* iFHd, std::size_t chunk);
+// student/fhd_tiles.cu
+void fhd_tiles(const DeviceKSpace& k, const DeviceGrid& g, float* rFHd, float* iFHd);
 
 }  // namespace lab13

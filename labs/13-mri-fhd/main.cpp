@@ -175,16 +175,16 @@ void run_gpu(const Options& o, const Problem& p, const Reference& ref, hpclab::R
     }
 }
 
-// ---- --serve: the grader times the turns stage from outside ------------------------------
+// ---- --serve: the grader times the tiles stage from outside ------------------------------
 // Untimed: the voxel grid and the buffers. Each repetition, timed: a new
 // k-space made on the GPU from the seed (positions uniform up to the
-// resolution's Nyquist limit, mu uniform), the turns stage, and signed sums
+// resolution's Nyquist limit, mu uniform), the tiles stage, and signed sums
 // of both outputs as the summary. Two correct kernels differ by rounding
 // only (relative differences near 1e-5 at the benchmark's size); a result
 // kept from another seed is off by about its own size.
 int serve(const Options& o) {
     hpclab::cuda::require_gpu();
-    fail_if(o.stage != "turns", "--serve times the turns stage: give --stage turns");
+    fail_if(o.stage != "tiles", "--serve times the tiles stage: give --stage tiles");
     const lab13::Grid g = lab13::make_grid(o.size, o.size, o.size);
     lab13::KSpace k;
     for (auto* v : {&k.kx, &k.ky, &k.kz, &k.rMu, &k.iMu}) v->assign(o.samples, 0.0f);
@@ -193,7 +193,7 @@ int serve(const Options& o) {
     const float kmax = static_cast<float>(o.size) / 2;
     hpclab::timed::Benchmark b;
     b.prepare = [&](std::uint64_t seed) { d.fill_random_kspace(seed, kmax); };
-    b.work = [&] { lab13::fhd_gpu(lab13::Variant::turns, d.kspace(), d.grid(), d.rFHd(), d.iFHd(), o.chunk); };
+    b.work = [&] { lab13::fhd_gpu(lab13::Variant::tiles, d.kspace(), d.grid(), d.rFHd(), d.iFHd()); };
     b.summarize = [&] {
         std::vector<double> s = hpclab::timed::cuda::signed_sums(d.rFHd(), d.n(), 13);
         const std::vector<double> si = hpclab::timed::cuda::signed_sums(d.iFHd(), d.n(), 31);

@@ -28,7 +28,8 @@ inline Arithmetic arithmetic_of(Variant v) {
     switch (v) {
         case Variant::fast_trig: return Arithmetic::fast;
         case Variant::turns:
-        case Variant::overlap: return Arithmetic::turns;
+        case Variant::overlap:
+        case Variant::tiles: return Arithmetic::turns;
         default: return Arithmetic::accurate;
     }
 }

@@ -172,10 +172,11 @@ class EveryStage : public ::testing::TestWithParam<Variant> {};
 TEST_P(EveryStage, OddGridAndMoreSamplesThanAChunk) {
     HPCLAB_REQUIRE_GPU();
     const Variant v = GetParam();
-    // 1001 voxels (not a multiple of a block); 5003 samples (more than a
-    // chunk of 3276, and not a multiple of one).
+    // 315 voxels (not a multiple of a block, nor of the tiles stage's 1024
+    // voxels a block); 5003 samples (more than a chunk of 3276, and not a
+    // multiple of one, nor of a tile of 1024).
     const KSpace k = scan_kspace(5003, 16, 1310);
-    const Grid g = lab13::make_grid(13, 11, 7);
+    const Grid g = lab13::make_grid(9, 7, 5);
     expect_within_bound(gpu_fhd(v, k, g), k, g, lab13::testing::arithmetic_of(v), lab13::variant_name(v));
 }
 
