@@ -230,10 +230,12 @@ hpclab::Measurement job_row(const std::string& name, std::size_t n, const Timed&
 std::string phase_line(const std::string& name, const Timed& t, double mb) {
     char line[300];
     const double s = t.total.median;
+    char rate[32] = "";
+    if (mb > 0 && s > 0) std::snprintf(rate, sizeof rate, " %9.1f MB/s", mb / s);
     std::snprintf(line, sizeof line,
-                  "%-10s %9.4f s %9.1f MB/s | map %.4f shuffle %.4f (%.0f%%) sort %.4f reduce %.4f | "
+                  "%-10s %9.4f s%s | map %.4f shuffle %.4f (%.0f%%) sort %.4f reduce %.4f | "
                   "shuffled %lld pairs, %.3g MB",
-                  name.c_str(), s, s > 0 ? mb / s : 0, t.map.median, t.shuffle.median,
+                  name.c_str(), s, rate, t.map.median, t.shuffle.median,
                   s > 0 ? 100 * t.shuffle.median / s : 0, t.sort.median, t.reduce.median, t.pairs_shuffled,
                   static_cast<double>(t.bytes_shuffled) / 1e6);
     return line;
@@ -322,7 +324,8 @@ int run_text(const Options& o) {
     m.ratio = anchor.median > 0 ? t.total.median / anchor.median : 0;  // > 1: slower than the anchor
     m.anchor = "std::unordered_map";
     report.emit(m, phase_line(o.job, t, mb));
-    report.note("checked: equal to the single-process count of every word");
+    report.note(o.job == "index" ? "checked: every (word, line) pair of the input, each once"
+                                 : "checked: equal to the single-process count of every word");
     return 0;
 }
 
