@@ -29,9 +29,8 @@ std::vector<std::string> load_word_list(const std::string& path) {
     std::unordered_set<std::string> seen;
     std::string line;
     while (std::getline(in, line)) {
-        const bool letters = !line.empty() && std::all_of(line.begin(), line.end(), [](char c) {
-            return c >= 'a' && c <= 'z';
-        });
+        const bool letters =
+            !line.empty() && std::all_of(line.begin(), line.end(), [](char c) { return c >= 'a' && c <= 'z'; });
         if (letters && seen.insert(line).second) words.push_back(line);
     }
     if (words.empty()) throw std::runtime_error("the word list " + path + " holds no word of the letters a-z");
@@ -80,7 +79,8 @@ void ZipfCorpus::generate(std::size_t bytes, std::uint64_t seed, std::string& ou
     for (;;) {
         const std::uint64_t r = rng.next_u64();
         const std::uint64_t slot = ((r >> 32) * n) >> 32;
-        const std::uint32_t rank = (r & 0xFFFFFFFFu) < threshold_[slot] ? static_cast<std::uint32_t>(slot) : alias_[slot];
+        const std::uint32_t rank =
+            (r & 0xFFFFFFFFu) < threshold_[slot] ? static_cast<std::uint32_t>(slot) : alias_[slot];
         const std::string& w = words_[word_of_rank[rank]];
         if (out.size() + w.size() + 1 > bytes) break;
         out += w;

@@ -31,8 +31,7 @@ std::vector<T> gather_block(const std::vector<T>& mine, MPI_Datatype type, MPI_C
         total += counts[r];
     }
     std::vector<T> all(static_cast<std::size_t>(total));
-    HPCLAB_MPI_CHECK(
-        MPI_Gatherv(mine.data(), count, type, all.data(), counts.data(), displs.data(), type, 0, comm));
+    HPCLAB_MPI_CHECK(MPI_Gatherv(mine.data(), count, type, all.data(), counts.data(), displs.data(), type, 0, comm));
     return all;
 }
 

@@ -180,10 +180,9 @@ Timed time_job(JobRun&& job_run, int warmup, int reps) {
         hpclab::mpi::Timer timer;
         job_run(&r);
         const double seconds = hpclab::mpi::max_over_ranks(timer.seconds());
-        const double phases[4] = {hpclab::mpi::max_over_ranks(r.map_seconds),
-                                  hpclab::mpi::max_over_ranks(r.shuffle_seconds),
-                                  hpclab::mpi::max_over_ranks(r.sort_seconds),
-                                  hpclab::mpi::max_over_ranks(r.reduce_seconds)};
+        const double phases[4] = {
+            hpclab::mpi::max_over_ranks(r.map_seconds), hpclab::mpi::max_over_ranks(r.shuffle_seconds),
+            hpclab::mpi::max_over_ranks(r.sort_seconds), hpclab::mpi::max_over_ranks(r.reduce_seconds)};
         long long mine[3] = {r.bytes_shuffled, r.pairs_emitted, r.pairs_shuffled}, sums[3];
         HPCLAB_MPI_CHECK(MPI_Allreduce(mine, sums, 3, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
         t.bytes_shuffled = sums[0];
@@ -235,9 +234,8 @@ std::string phase_line(const std::string& name, const Timed& t, double mb) {
     std::snprintf(line, sizeof line,
                   "%-10s %9.4f s%s | map %.4f shuffle %.4f (%.0f%%) sort %.4f reduce %.4f | "
                   "shuffled %lld pairs, %.3g MB",
-                  name.c_str(), s, rate, t.map.median, t.shuffle.median,
-                  s > 0 ? 100 * t.shuffle.median / s : 0, t.sort.median, t.reduce.median, t.pairs_shuffled,
-                  static_cast<double>(t.bytes_shuffled) / 1e6);
+                  name.c_str(), s, rate, t.map.median, t.shuffle.median, s > 0 ? 100 * t.shuffle.median / s : 0,
+                  t.sort.median, t.reduce.median, t.pairs_shuffled, static_cast<double>(t.bytes_shuffled) / 1e6);
     return line;
 }
 
@@ -288,17 +286,17 @@ int run_text(const Options& o) {
 
     hpclab::Reporter report(o.common.json, root);
     char line[400];
-    std::snprintf(line, sizeof line, "%s of %s (%zu bytes) on %d rank%s, combiner %s, median of %d runs",
-                  o.job.c_str(), o.input.empty() ? "a generated Zipf corpus" : o.input.c_str(), all.size(),
-                  hpclab::mpi::size(), hpclab::mpi::size() == 1 ? "" : "s", o.combiner.c_str(), o.common.reps);
+    std::snprintf(line, sizeof line, "%s of %s (%zu bytes) on %d rank%s, combiner %s, median of %d runs", o.job.c_str(),
+                  o.input.empty() ? "a generated Zipf corpus" : o.input.c_str(), all.size(), hpclab::mpi::size(),
+                  hpclab::mpi::size() == 1 ? "" : "s", o.combiner.c_str(), o.common.reps);
     report.note(line);
 
     // The anchor, and the reference counts for the check, on rank 0.
     std::unordered_map<std::string_view, long long> want;
     hpclab::Stats anchor;
     on_root_while_others_sleep([&] {
-        anchor = hpclab::repeat([&] { return hpclab::time_seconds([&] { want = count_words(all); }); },
-                                o.common.warmup, o.common.reps);
+        anchor = hpclab::repeat([&] { return hpclab::time_seconds([&] { want = count_words(all); }); }, o.common.warmup,
+                                o.common.reps);
     });
     hpclab::Measurement a = hpclab::Measurement::named("std::unordered_map", all.size());
     a.seconds = anchor;
@@ -312,9 +310,8 @@ int run_text(const Options& o) {
 
     const lab15::TextJob job = o.job == "index" ? lab15::inverted_index_job() : lab15::word_count_job(combiner);
     std::vector<lab15::KV> out;
-    const Timed t = time_job(
-        [&](lab15::JobReport* r) { out = lab15::run_text_job(job, all, MPI_COMM_WORLD, r); }, o.common.warmup,
-        o.common.reps);
+    const Timed t = time_job([&](lab15::JobReport* r) { out = lab15::run_text_job(job, all, MPI_COMM_WORLD, r); },
+                             o.common.warmup, o.common.reps);
     const std::vector<lab15::KV> gathered = lab15::gather_pairs(out, MPI_COMM_WORLD);
     std::string problem;
     if (root) problem = o.job == "index" ? check_index(gathered, all, want.size()) : check_word_count(gathered, want);
@@ -349,9 +346,9 @@ int run_pancake(const Options& o) {
     if (o.n < 2 || o.n > 9) throw SameOnEveryRank("--n " + std::to_string(o.n) + ": pancakes from 2 to 9");
     hpclab::Reporter report(o.common.json, root);
     std::vector<long long> levels;
-    const Timed t = time_job(
-        [&](lab15::JobReport* r) { levels = lab15::pancake_levels(o.n, MPI_COMM_WORLD, combiner, r); },
-        o.common.warmup, o.common.reps);
+    const Timed t =
+        time_job([&](lab15::JobReport* r) { levels = lab15::pancake_levels(o.n, MPI_COMM_WORLD, combiner, r); },
+                 o.common.warmup, o.common.reps);
     if (levels != kPublishedLevels[static_cast<std::size_t>(o.n)])
         throw SameOnEveryRank("pancake levels for n = " + std::to_string(o.n) +
                               " differ from the published counts (OEIS A092113)");
@@ -362,8 +359,8 @@ int run_pancake(const Options& o) {
     hpclab::Measurement m = job_row("pancake", static_cast<std::size_t>(o.n), t, combiner);
     for (std::size_t d = 0; d < levels.size(); ++d)
         m.extra.push_back({"level_" + std::to_string(d), static_cast<double>(levels[d])});
-    report.emit(m, phase_line("pancake", t, 0) + "\nstacks per number of flips: " + counts +
-                       " (equal to OEIS A092113)");
+    report.emit(m,
+                phase_line("pancake", t, 0) + "\nstacks per number of flips: " + counts + " (equal to OEIS A092113)");
     return 0;
 }
 

@@ -54,10 +54,10 @@ struct TextJob {
 // What map_reduce reports about itself on the calling rank (its own times,
 // MPI_Wtime; the driver takes the slowest rank's).
 struct JobReport {
-    double map_seconds = 0;      // map, and the combiner when there is one
-    double shuffle_seconds = 0;  // packing, MPI_Alltoall(v), unpacking
-    double sort_seconds = 0;     // sorting the received pairs by key
-    double reduce_seconds = 0;   // reduce over each key's values
+    double map_seconds = 0;        // map, and the combiner when there is one
+    double shuffle_seconds = 0;    // packing, MPI_Alltoall(v), unpacking
+    double sort_seconds = 0;       // sorting the received pairs by key
+    double reduce_seconds = 0;     // reduce over each key's values
     long long pairs_emitted = 0;   // by map on this rank, before the combiner
     long long pairs_shuffled = 0;  // sent by this rank (to every rank, itself included)
     long long bytes_shuffled = 0;  // packed_bytes of the pairs sent by this rank, itself included

@@ -71,8 +71,8 @@ void on_every_rank(MPI_Comm comm, const char* phase, Part&& part) {
 Split split_of(std::string_view text, int rank, int p) {
     if (p < 1) throw std::invalid_argument("split_of: p must be at least 1, got " + std::to_string(p));
     if (rank < 0 || rank >= p)
-        throw std::invalid_argument("split_of: rank " + std::to_string(rank) + " is outside [0, " +
-                                    std::to_string(p) + ")");
+        throw std::invalid_argument("split_of: rank " + std::to_string(rank) + " is outside [0, " + std::to_string(p) +
+                                    ")");
     const std::size_t n = text.size();
     const std::size_t lo = block_start(n, rank, p), hi = block_start(n, rank + 1, p);
     Split s;

@@ -25,7 +25,8 @@ std::vector<std::string> pancake_neighbours(const std::string& stack) {
     std::sort(sorted.begin(), sorted.end());
     std::string want(static_cast<std::size_t>(n), '1');
     std::iota(want.begin(), want.end(), '1');
-    if (sorted != want) throw std::invalid_argument("pancakes: '" + stack + "' is not a permutation of 1.." + std::to_string(n));
+    if (sorted != want)
+        throw std::invalid_argument("pancakes: '" + stack + "' is not a permutation of 1.." + std::to_string(n));
     std::vector<std::string> out;
     out.reserve(static_cast<std::size_t>(n - 1));
     for (int k = 2; k <= n; ++k) {
@@ -70,8 +71,8 @@ std::vector<long long> pancake_levels(int n, MPI_Comm comm, bool combine_min, Jo
     }
     std::vector<long long> mine(static_cast<std::size_t>(level + 1), 0), counts(mine.size(), 0);
     for (const KV& kv : known) ++mine[static_cast<std::size_t>(kv.value)];
-    HPCLAB_MPI_CHECK(MPI_Allreduce(mine.data(), counts.data(), static_cast<int>(mine.size()), MPI_LONG_LONG, MPI_SUM,
-                                   comm));
+    HPCLAB_MPI_CHECK(
+        MPI_Allreduce(mine.data(), counts.data(), static_cast<int>(mine.size()), MPI_LONG_LONG, MPI_SUM, comm));
     return counts;
 }
 

@@ -35,7 +35,8 @@ TEST(Hidden, OtherSeparatorsAndLongLines) {
 }
 
 TEST(Hidden, SplitsForManyRanksAndTinyTexts) {
-    for (const std::string& text : {std::string("x"), std::string(" y "), std::string("ab cd"), zipf_text(500, 9, 9153)}) {
+    for (const std::string& text :
+         {std::string("x"), std::string(" y "), std::string("ab cd"), zipf_text(500, 9, 9153)}) {
         for (int p : {1, 2, 3, 6, 64}) {
             const auto splits = HPCLAB_CALL([&] {
                 std::vector<lab15::Split> s;

@@ -113,7 +113,8 @@ inline std::vector<KV> reference_index(std::string_view text) {
     std::set<std::pair<std::string, std::int64_t>> pairs;
     for (std::size_t at = 0; at < text.size();) {
         const std::size_t eol = std::min(text.find('\n', at), text.size());
-        for (const std::string& w : words_of(text.substr(at, eol - at))) pairs.insert({w, static_cast<std::int64_t>(at)});
+        for (const std::string& w : words_of(text.substr(at, eol - at)))
+            pairs.insert({w, static_cast<std::int64_t>(at)});
         at = eol + 1;
     }
     std::vector<KV> out;
@@ -152,7 +153,8 @@ inline void expect_owned_and_sorted(const std::vector<KV>& mine, MPI_Comm comm =
     EXPECT_TRUE(std::is_sorted(mine.begin(), mine.end())) << "rank " << rank << "'s output is not sorted";
     for (const KV& kv : mine) {
         if (lab15::owner_of(kv.key, p) != rank) {
-            ADD_FAILURE() << "rank " << rank << " holds '" << kv.key << "', owned by rank " << lab15::owner_of(kv.key, p);
+            ADD_FAILURE() << "rank " << rank << " holds '" << kv.key << "', owned by rank "
+                          << lab15::owner_of(kv.key, p);
             break;
         }
     }
@@ -163,8 +165,8 @@ inline void expect_owned_and_sorted(const std::vector<KV>& mine, MPI_Comm comm =
 inline lab15::JobReport check_word_count(const std::string& text, bool combiner, MPI_Comm comm = MPI_COMM_WORLD) {
     lab15::JobReport report;
     const auto mine = on_every_rank(comm, [&] {
-        return HPCLAB_CALL(
-            [&] { return lab15::run_text_job(lab15::word_count_job(combiner), text, comm, &report); }, report);
+        return HPCLAB_CALL([&] { return lab15::run_text_job(lab15::word_count_job(combiner), text, comm, &report); },
+                           report);
     });
     expect_owned_and_sorted(mine, comm);
     const auto all = gathered_sorted(mine, comm);

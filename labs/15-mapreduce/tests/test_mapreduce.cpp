@@ -106,8 +106,9 @@ TEST(Shuffle, EveryPairReachesItsOwnerOnce) {
     const int rank = world_rank(), p = world_size();
     const auto pairs = random_pairs(300 + 50 * static_cast<std::size_t>(rank), 1502 + static_cast<std::uint64_t>(rank));
     lab15::JobReport report;
-    const auto got = on_every_rank(MPI_COMM_WORLD,
-                                   [&] { return HPCLAB_CALL([&] { return lab15::shuffle(pairs, MPI_COMM_WORLD, &report); }, report); });
+    const auto got = on_every_rank(MPI_COMM_WORLD, [&] {
+        return HPCLAB_CALL([&] { return lab15::shuffle(pairs, MPI_COMM_WORLD, &report); }, report);
+    });
     for (const KV& kv : got) {
         if (lab15::owner_of(kv.key, p) != rank) {
             ADD_FAILURE() << "rank " << rank << " received '" << kv.key << "', owned by another rank";
@@ -171,10 +172,12 @@ TEST(WordCount, CombinerKeepsTheCountsAndShufflesLess) {
     long long bytes = 0;
     for (const auto& w : words) bytes += static_cast<long long>(lab15::packed_bytes(w));
     EXPECT_EQ(plain.pairs_emitted, static_cast<long long>(words.size()));
-    EXPECT_EQ(combined.pairs_emitted, static_cast<long long>(words.size())) << "pairs_emitted counts before the combiner";
+    EXPECT_EQ(combined.pairs_emitted, static_cast<long long>(words.size()))
+        << "pairs_emitted counts before the combiner";
     EXPECT_EQ(plain.pairs_shuffled, static_cast<long long>(words.size()));
     EXPECT_EQ(plain.bytes_shuffled, bytes);
-    EXPECT_LT(combined.bytes_shuffled, plain.bytes_shuffled / 2) << "a Zipf text repeats words: the combiner must fold them";
+    EXPECT_LT(combined.bytes_shuffled, plain.bytes_shuffled / 2)
+        << "a Zipf text repeats words: the combiner must fold them";
     EXPECT_GE(combined.pairs_shuffled, static_cast<long long>(reference_count(text).size()));
 }
 
@@ -203,9 +206,8 @@ TEST(MapReduce, AnErrorOnOneRankStopsEveryRank) {
     const lab15::Reduce sum = [](const std::string& k, const std::vector<std::int64_t>& v, const lab15::Emit& emit) {
         emit(k, static_cast<std::int64_t>(v.size()));
     };
-    const auto seen = HPCLAB_CALL([&] {
-        return catch_job_failed([&] { lab15::map_reduce(map, lab15::Combine(), sum, MPI_COMM_WORLD); });
-    });
+    const auto seen = HPCLAB_CALL(
+        [&] { return catch_job_failed([&] { lab15::map_reduce(map, lab15::Combine(), sum, MPI_COMM_WORLD); }); });
     EXPECT_EQ(seen.seen, 1) << "rank " << rank << " did not throw JobFailed";
     EXPECT_EQ(seen.origin_rank, p - 1);
     // A reduce that fails on the owner of "boom" only.
@@ -213,13 +215,13 @@ TEST(MapReduce, AnErrorOnOneRankStopsEveryRank) {
         emit("boom", 1);
         emit("fine", 1);
     };
-    const lab15::Reduce fragile = [](const std::string& k, const std::vector<std::int64_t>& v, const lab15::Emit& emit) {
+    const lab15::Reduce fragile = [](const std::string& k, const std::vector<std::int64_t>& v,
+                                     const lab15::Emit& emit) {
         if (k == "boom") throw std::runtime_error("reduce failed");
         emit(k, static_cast<std::int64_t>(v.size()));
     };
-    const auto seen2 = HPCLAB_CALL([&] {
-        return catch_job_failed([&] { lab15::map_reduce(two, lab15::Combine(), fragile, MPI_COMM_WORLD); });
-    });
+    const auto seen2 = HPCLAB_CALL(
+        [&] { return catch_job_failed([&] { lab15::map_reduce(two, lab15::Combine(), fragile, MPI_COMM_WORLD); }); });
     EXPECT_EQ(seen2.seen, 1) << "rank " << rank << " did not throw JobFailed";
     EXPECT_EQ(seen2.origin_rank, lab15::owner_of("boom", p));
 }
@@ -249,9 +251,8 @@ TEST(Pancake, NeighboursAndBadStacks) {
 
 TEST(Pancake, LectureExampleFourPancakes) {
     for (bool combine : {true, false}) {
-        const auto levels = on_every_rank(MPI_COMM_WORLD, [&] {
-            return HPCLAB_VALUE(lab15::pancake_levels(4, MPI_COMM_WORLD, combine));
-        });
+        const auto levels = on_every_rank(
+            MPI_COMM_WORLD, [&] { return HPCLAB_VALUE(lab15::pancake_levels(4, MPI_COMM_WORLD, combine)); });
         EXPECT_EQ(levels, kPublished[4]) << "combiner " << combine;
     }
 }
