@@ -140,24 +140,26 @@ std::string check_word_count(const std::vector<lab15::KV>& got,
 std::string check_index(std::vector<lab15::KV> got, std::string_view text, std::size_t distinct_words) {
     std::sort(got.begin(), got.end());
     if (std::adjacent_find(got.begin(), got.end()) != got.end()) return "a (word, line) pair appears twice";
-    std::unordered_set<std::string_view> keys;
-    for (const lab15::KV& kv : got) {
-        keys.insert(kv.key);
-        const auto at = static_cast<std::size_t>(kv.value);
-        if (kv.value < 0 || at >= text.size() || (at > 0 && text[at - 1] != '\n'))
-            return "'" + kv.key + "' points at " + std::to_string(kv.value) + ", not the start of a line";
-        const std::size_t eol = std::min(text.find('\n', at), text.size());
-        const auto words = count_words(text.substr(at, eol - at));
-        if (!words.count(kv.key)) return "'" + kv.key + "' is not on the line at " + std::to_string(kv.value);
-    }
-    if (keys.size() != distinct_words)
-        return std::to_string(keys.size()) + " words indexed, the input has " + std::to_string(distinct_words);
+    // Every line's distinct words, by the offset of its first byte.
+    std::unordered_map<long long, std::unordered_map<std::string_view, long long>> lines;
     std::size_t expected = 0;
     for (std::size_t at = 0; at < text.size();) {
         const std::size_t eol = std::min(text.find('\n', at), text.size());
-        expected += count_words(text.substr(at, eol - at)).size();
+        auto words = count_words(text.substr(at, eol - at));
+        expected += words.size();
+        lines.emplace(static_cast<long long>(at), std::move(words));
         at = eol + 1;
     }
+    std::unordered_set<std::string_view> keys;
+    for (const lab15::KV& kv : got) {
+        keys.insert(kv.key);
+        const auto line = lines.find(kv.value);
+        if (line == lines.end())
+            return "'" + kv.key + "' points at " + std::to_string(kv.value) + ", not the start of a line";
+        if (!line->second.count(kv.key)) return "'" + kv.key + "' is not on the line at " + std::to_string(kv.value);
+    }
+    if (keys.size() != distinct_words)
+        return std::to_string(keys.size()) + " words indexed, the input has " + std::to_string(distinct_words);
     if (got.size() != expected)
         return std::to_string(got.size()) + " (word, line) pairs, the input has " + std::to_string(expected);
     return "";
