@@ -1,0 +1,185 @@
+// Lab 15 test support, shared by the visible and the hidden tests: how a KV
+// is recorded, failures agreed over ranks, test corpora and the trusted
+// single-process counts the framework is checked against.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <exception>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "corpus.hpp"
+#include "gather.hpp"
+#include "hpclab/data.hpp"
+#include "hpclab/judged.hpp"
+#include "hpclab/mpi.hpp"
+#include "mapreduce.hpp"
+
+// A pair is recorded as its key, then its value.
+template <>
+struct hpclab::judged::Codec<lab15::KV> {
+    static void encode(Writer& w, const lab15::KV& kv) { put(w, kv.key, kv.value); }
+    static lab15::KV decode(Reader& r) {
+        lab15::KV kv;
+        get(r, kv.key, kv.value);
+        return kv;
+    }
+};
+
+namespace lab15_test {
+
+using lab15::KV;
+
+inline int world_rank() { return hpclab::mpi::rank(); }
+inline int world_size() { return hpclab::mpi::size(); }
+
+// Runs `call` (a judged call of a collective student function) and makes
+// every rank of comm learn whether it failed anywhere before the test goes on
+// to its own MPI calls: a rank where it threw leaves the test, and the others
+// must not wait for it in a gather. They stop too, and the test fails.
+template <class F>
+auto on_every_rank(MPI_Comm comm, F&& call) {
+    std::optional<decltype(call())> result;
+    std::exception_ptr error;
+    try {
+        result.emplace(call());
+    } catch (...) {
+        error = std::current_exception();
+    }
+    int failed_here = error ? 1 : 0, failed_anywhere = 0;
+    MPI_Allreduce(&failed_here, &failed_anywhere, 1, MPI_INT, MPI_MAX, comm);
+    if (error) std::rethrow_exception(error);
+    if (failed_anywhere) throw std::runtime_error("the call failed on another rank; this rank stops with it");
+    return std::move(*result);
+}
+
+inline long long sum_over_ranks(long long x, MPI_Comm comm = MPI_COMM_WORLD) {
+    long long s = 0;
+    MPI_Allreduce(&x, &s, 1, MPI_LONG_LONG, MPI_SUM, comm);
+    return s;
+}
+
+// `count` distinct lowercase words of 1 to 12 letters, from the (salted) seed.
+inline std::vector<std::string> vocabulary(std::size_t count, std::uint64_t seed) {
+    hpclab::Rng rng(seed);
+    std::set<std::string> seen;
+    std::vector<std::string> words;
+    while (words.size() < count) {
+        std::string w(static_cast<std::size_t>(rng.uniform_int(1, 12)), 'a');
+        for (char& c : w) c = static_cast<char>('a' + rng.uniform_int(0, 25));
+        if (seen.insert(w).second) words.push_back(w);
+    }
+    return words;
+}
+
+// A Zipf text of at most `bytes` bytes over a vocabulary of `words` words.
+inline std::string zipf_text(std::size_t bytes, std::size_t words, std::uint64_t seed) {
+    const lab15::ZipfCorpus corpus(vocabulary(words, seed), 1.0);
+    return corpus.generate(bytes, seed + 1);
+}
+
+// The words of `text`, in order (the trusted split: whitespace runs).
+inline std::vector<std::string> words_of(std::string_view text) {
+    std::vector<std::string> out;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && lab15::is_separator(text[i])) ++i;
+        const std::size_t start = i;
+        while (i < text.size() && !lab15::is_separator(text[i])) ++i;
+        if (i > start) out.emplace_back(text.substr(start, i - start));
+    }
+    return out;
+}
+
+// The trusted word count: one process, one hash map, sorted for comparing.
+inline std::vector<KV> reference_count(std::string_view text) {
+    std::unordered_map<std::string, std::int64_t> counts;
+    for (const std::string& w : words_of(text)) ++counts[w];
+    std::vector<KV> out;
+    for (const auto& kv : counts) out.push_back({kv.first, kv.second});
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// The trusted inverted index: (word, offset of its line), each once, sorted.
+inline std::vector<KV> reference_index(std::string_view text) {
+    std::set<std::pair<std::string, std::int64_t>> pairs;
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t eol = std::min(text.find('\n', at), text.size());
+        for (const std::string& w : words_of(text.substr(at, eol - at)))
+            pairs.insert({w, static_cast<std::int64_t>(at)});
+        at = eol + 1;
+    }
+    std::vector<KV> out;
+    for (const auto& p : pairs) out.push_back({p.first, p.second});
+    return out;
+}
+
+// Every rank's output on rank 0, sorted (empty elsewhere).
+inline std::vector<KV> gathered_sorted(const std::vector<KV>& mine, MPI_Comm comm = MPI_COMM_WORLD) {
+    std::vector<KV> all = lab15::gather_pairs(mine, comm);
+    std::sort(all.begin(), all.end());
+    return all;
+}
+
+// How a job that must fail ended, as values: JobFailed's origin_rank() does
+// not survive a judged call's rethrow, so it is caught here and recorded.
+struct FailureSeen {
+    int seen = 0;  // 1: the call threw JobFailed
+    int origin_rank = -1;
+};
+template <class Job>
+FailureSeen catch_job_failed(Job&& job) {
+    FailureSeen out;
+    try {
+        job();
+    } catch (const lab15::JobFailed& e) {
+        out.seen = 1;
+        out.origin_rank = e.origin_rank();
+    }
+    return out;
+}
+
+// This rank's output: every key owned here, sorted by key then value.
+inline void expect_owned_and_sorted(const std::vector<KV>& mine, MPI_Comm comm = MPI_COMM_WORLD) {
+    const int rank = hpclab::mpi::rank(comm), p = hpclab::mpi::size(comm);
+    EXPECT_TRUE(std::is_sorted(mine.begin(), mine.end())) << "rank " << rank << "'s output is not sorted";
+    for (const KV& kv : mine) {
+        if (lab15::owner_of(kv.key, p) != rank) {
+            ADD_FAILURE() << "rank " << rank << " holds '" << kv.key << "', owned by rank "
+                          << lab15::owner_of(kv.key, p);
+            break;
+        }
+    }
+}
+
+// Word count of `text` (every rank has it) with the student's job, checked
+// against the trusted count; returns the job's report summed over ranks.
+inline lab15::JobReport check_word_count(const std::string& text, bool combiner, MPI_Comm comm = MPI_COMM_WORLD) {
+    lab15::JobReport report;
+    const auto mine = on_every_rank(comm, [&] {
+        return HPCLAB_CALL([&] { return lab15::run_text_job(lab15::word_count_job(combiner), text, comm, &report); },
+                           report);
+    });
+    expect_owned_and_sorted(mine, comm);
+    const auto all = gathered_sorted(mine, comm);
+    if (hpclab::mpi::rank(comm) == 0) {
+        const auto want = reference_count(text);
+        EXPECT_EQ(all.size(), want.size()) << "distinct words";
+        EXPECT_TRUE(all == want) << "the counts differ from a single process's std::unordered_map count";
+    }
+    lab15::JobReport sum;
+    sum.pairs_emitted = sum_over_ranks(report.pairs_emitted, comm);
+    sum.pairs_shuffled = sum_over_ranks(report.pairs_shuffled, comm);
+    sum.bytes_shuffled = sum_over_ranks(report.bytes_shuffled, comm);
+    return sum;
+}
+
+}  // namespace lab15_test
