@@ -75,9 +75,9 @@ enum class Variant {
     overlap,      // turns, with the next chunk's copy overlapping the current launch
     tiles,        // turns, k-space in shared-memory tiles from global memory, 4 voxels a thread
 };
-constexpr Variant kAllVariants[] = {Variant::atomic,    Variant::interchange, Variant::registers,
-                                    Variant::constant,  Variant::structs,     Variant::fast_trig,
-                                    Variant::turns,     Variant::overlap,     Variant::tiles};
+constexpr Variant kAllVariants[] = {Variant::atomic,   Variant::interchange, Variant::registers,
+                                    Variant::constant, Variant::structs,     Variant::fast_trig,
+                                    Variant::turns,    Variant::overlap,     Variant::tiles};
 const char* variant_name(Variant v);
 // Throws std::invalid_argument naming the known variants.
 Variant variant_from_name(const std::string& name);
