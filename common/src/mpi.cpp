@@ -55,6 +55,14 @@ void abort_job(const std::string& message, int code) {
     std::exit(code);
 }
 
+int fail_here(const std::string& program, const std::string& message) {
+    if (size() == 1) {
+        std::fprintf(stderr, "%s: error: %s\n", program.c_str(), message.c_str());
+        return 1;
+    }
+    abort_job(message);
+}
+
 void throw_or_abort(int code, const char* call, const char* file, int line) {
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;

@@ -349,17 +349,6 @@ int run(const Options& o) {
     return not_implemented > 0 ? 1 : 0;
 }
 
-// Report an error from this rank and stop. One rank: a line and exit 1.
-// Several ranks: the others may be waiting in a collective for this one, so
-// the whole job goes down with MPI_Abort (one message, never a hang).
-int fail_here(const std::string& message) {
-    if (hpclab::mpi::size() == 1) {
-        std::cerr << kProgram << ": error: " << message << "\n";
-        return 1;
-    }
-    hpclab::mpi::abort_job(message);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -401,12 +390,12 @@ int main(int argc, char** argv) {
     } catch (const lab02::BadInput& e) {
         // Every rank has it (the sorts agree on who failed); the rank that
         // found the value reports it, the others wait to be stopped.
-        if (e.origin_rank() == rank) return fail_here(e.what());
+        if (e.origin_rank() == rank) return hpclab::mpi::fail_here(kProgram, e.what());
         if (hpclab::mpi::size() > 1) MPI_Barrier(MPI_COMM_WORLD);
         return 1;
     } catch (const std::bad_alloc&) {
-        return fail_here("out of memory (try a smaller --n)");
+        return hpclab::mpi::fail_here(kProgram, "out of memory (try a smaller --n)");
     } catch (const std::exception& e) {
-        return fail_here(e.what());
+        return hpclab::mpi::fail_here(kProgram, e.what());
     }
 }

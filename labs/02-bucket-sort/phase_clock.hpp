@@ -9,18 +9,7 @@
 
 namespace lab02 {
 
-// Accumulates the seconds of one phase into *sink (nothing when sink is null).
-class PhaseClock {
-public:
-    explicit PhaseClock(double* sink) : sink_(sink) {}
-    ~PhaseClock() {
-        if (sink_) *sink_ += timer_.seconds();
-    }
-
-private:
-    double* sink_;
-    hpclab::mpi::Timer timer_;
-};
+using hpclab::mpi::PhaseClock;
 
 // The field `member` of *r, or null when r is null (no report wanted).
 inline double* field(SortReport* r, double SortReport::*member) { return r ? &(r->*member) : nullptr; }

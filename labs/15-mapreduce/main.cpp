@@ -415,17 +415,6 @@ int run(const Options& o) {
     return run_text(o);
 }
 
-// Report an error from this rank and stop. One rank: a line and exit 1.
-// Several ranks: the others may be waiting in a collective for this one, so
-// the whole job goes down with MPI_Abort (one message, never a hang).
-int fail_here(const std::string& message) {
-    if (hpclab::mpi::size() == 1) {
-        std::cerr << kProgram << ": error: " << message << "\n";
-        return 1;
-    }
-    hpclab::mpi::abort_job(message);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -479,8 +468,8 @@ int main(int argc, char** argv) {
         if (rank == 0) std::cerr << kProgram << ": " << e.what() << "\n";
         return 1;
     } catch (const std::bad_alloc&) {
-        return fail_here("out of memory (try a smaller --generate)");
+        return hpclab::mpi::fail_here(kProgram, "out of memory (try a smaller --generate)");
     } catch (const std::exception& e) {
-        return fail_here(e.what());
+        return hpclab::mpi::fail_here(kProgram, e.what());
     }
 }

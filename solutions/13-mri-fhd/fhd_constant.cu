@@ -39,12 +39,7 @@ void copy_field(const void* symbol, const float* from, std::size_t count) {
 }  // namespace
 
 void fhd_constant(const DeviceKSpace& k, const DeviceGrid& g, float* rFHd, float* iFHd, std::size_t chunk) {
-    if (g.n == 0) return;
-    if (k.m == 0) {
-        HPCLAB_CUDA_CHECK(cudaMemset(rFHd, 0, g.n * sizeof(float)));
-        HPCLAB_CUDA_CHECK(cudaMemset(iFHd, 0, g.n * sizeof(float)));
-        return;
-    }
+    if (nothing_to_sum(k, g, rFHd, iFHd)) return;
     const unsigned blocks = static_cast<unsigned>((g.n + kBlock - 1) / kBlock);
     // The lecture's loop ran i < M / CHUNK_SZ and dropped the last, partial
     // chunk; this one covers every sample.

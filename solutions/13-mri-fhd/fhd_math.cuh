@@ -3,10 +3,21 @@
 #pragma once
 
 #include "fhd.hpp"
+#include "hpclab/cuda.hpp"
 
 namespace lab13 {
 
 constexpr float kTwoPiF = 6.28318530717958647692f;
+
+// No voxels: nothing to do. No samples: every sum is zero. Either way the
+// caller returns at once (true).
+inline bool nothing_to_sum(const DeviceKSpace& k, const DeviceGrid& g, float* rFHd, float* iFHd) {
+    if (g.n > 0 && k.m == 0) {
+        HPCLAB_CUDA_CHECK(cudaMemset(rFHd, 0, g.n * sizeof(float)));
+        HPCLAB_CUDA_CHECK(cudaMemset(iFHd, 0, g.n * sizeof(float)));
+    }
+    return g.n == 0 || k.m == 0;
+}
 
 // The phase 2 pi k . x in radians, accurate sine and cosine (2 ulp).
 __device__ __forceinline__ void accumulate_accurate(float kx, float ky, float kz, float rMu, float iMu, float x,

@@ -59,12 +59,7 @@ struct Pipeline {
 }  // namespace
 
 void fhd_overlap(const DeviceKSpace& k, const DeviceGrid& g, float* rFHd, float* iFHd, std::size_t chunk) {
-    if (g.n == 0) return;
-    if (k.m == 0) {
-        HPCLAB_CUDA_CHECK(cudaMemset(rFHd, 0, g.n * sizeof(float)));
-        HPCLAB_CUDA_CHECK(cudaMemset(iFHd, 0, g.n * sizeof(float)));
-        return;
-    }
+    if (nothing_to_sum(k, g, rFHd, iFHd)) return;
     // The inputs may still be in flight on the legacy default stream.
     HPCLAB_CUDA_CHECK(cudaDeviceSynchronize());
     Pipeline p;

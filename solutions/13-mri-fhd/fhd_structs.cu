@@ -38,12 +38,7 @@ __global__ void chunk_kernel(int count, bool first, const float* __restrict__ x,
 
 template <Trig kTrig>
 void run_chunks(const DeviceKSpace& k, const DeviceGrid& g, float* rFHd, float* iFHd, std::size_t chunk) {
-    if (g.n == 0) return;
-    if (k.m == 0) {
-        HPCLAB_CUDA_CHECK(cudaMemset(rFHd, 0, g.n * sizeof(float)));
-        HPCLAB_CUDA_CHECK(cudaMemset(iFHd, 0, g.n * sizeof(float)));
-        return;
-    }
+    if (nothing_to_sum(k, g, rFHd, iFHd)) return;
     const unsigned blocks = static_cast<unsigned>((g.n + kBlock - 1) / kBlock);
     for (std::size_t start = 0; start < k.m; start += chunk) {
         const std::size_t count = std::min(chunk, k.m - start);

@@ -29,18 +29,7 @@ std::size_t next_word_start(std::string_view text, std::size_t pos) {
     return pos;
 }
 
-// Adds the seconds since construction to *sink (nothing when sink is null).
-class PhaseClock {
-public:
-    explicit PhaseClock(double* sink) : sink_(sink) {}
-    ~PhaseClock() {
-        if (sink_) *sink_ += timer_.seconds();
-    }
-
-private:
-    double* sink_;
-    hpclab::mpi::Timer timer_;
-};
+using hpclab::mpi::PhaseClock;
 
 double* field(JobReport* r, double JobReport::*member) { return r ? &(r->*member) : nullptr; }
 

@@ -33,6 +33,11 @@ bool is_root(MPI_Comm comm = MPI_COMM_WORLD);
 // waits forever in a collective.
 [[noreturn]] void abort_job(const std::string& message, int code = 1);
 
+// A driver's error on this rank: alone, "<program>: error: message" and
+// return 1; with other ranks, which may wait in a collective for this one,
+// abort_job (one message, the whole job down, never a hang).
+int fail_here(const std::string& program, const std::string& message);
+
 [[noreturn]] void throw_or_abort(int code, const char* call, const char* file, int line);
 
 // Seconds since an arbitrary origin (MPI_Wtime).
@@ -44,6 +49,22 @@ public:
 
 private:
     double start_;
+};
+
+// Adds the seconds from construction to destruction to *sink (nothing when
+// sink is null): { PhaseClock clock(&report.shuffle_seconds); ...work... }
+class PhaseClock {
+public:
+    explicit PhaseClock(double* sink) : sink_(sink) {}
+    ~PhaseClock() {
+        if (sink_) *sink_ += timer_.seconds();
+    }
+    PhaseClock(const PhaseClock&) = delete;
+    PhaseClock& operator=(const PhaseClock&) = delete;
+
+private:
+    double* sink_;
+    Timer timer_;
 };
 
 // The largest of a value over all ranks (for timings: the slowest rank).

@@ -16,6 +16,7 @@
 #include "hpclab/gtest_gpu.hpp"
 #include "hpclab/judged.hpp"
 #include "scan_data.hpp"
+#include "tests/fhd_judged.hpp"
 #include "tests/fhd_reference.hpp"
 
 namespace {
@@ -68,17 +69,7 @@ TEST(HiddenCpu, LongThinGridAndRandomKSpace) {
 
 class HiddenStage : public ::testing::TestWithParam<Variant> {};
 
-std::vector<float> gpu_fhd(Variant v, const KSpace& k, const Grid& g, std::size_t chunk) {
-    return HPCLAB_CALL([&] {
-        lab13::DeviceData d(k, g);
-        d.poison_outputs();
-        lab13::fhd_gpu(v, d.kspace(), d.grid(), d.rFHd(), d.iFHd(), chunk);
-        std::vector<float> r, i;
-        d.download(r, i);
-        r.insert(r.end(), i.begin(), i.end());
-        return r;
-    });
-}
+using lab13::testing::gpu_fhd;
 
 TEST_P(HiddenStage, SampleCountsAtTheChunkEdges) {
     HPCLAB_REQUIRE_GPU();

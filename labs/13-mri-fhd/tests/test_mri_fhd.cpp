@@ -17,6 +17,7 @@
 
 #include "device_data.hpp"
 #include "fhd.hpp"
+#include "fhd_judged.hpp"
 #include "fhd_reference.hpp"
 #include "hpclab/data.hpp"
 #include "hpclab/gtest_gpu.hpp"
@@ -44,18 +45,7 @@ KSpace scan_kspace(std::size_t m, std::size_t side, std::uint64_t seed) {
     return k;
 }
 
-// One judged GPU call: upload, poison, the stage, download; r then i.
-std::vector<float> gpu_fhd(Variant v, const KSpace& k, const Grid& g, std::size_t chunk = 0) {
-    return HPCLAB_CALL([&] {
-        lab13::DeviceData d(k, g);
-        d.poison_outputs();
-        lab13::fhd_gpu(v, d.kspace(), d.grid(), d.rFHd(), d.iFHd(), chunk);
-        std::vector<float> r, i;
-        d.download(r, i);
-        r.insert(r.end(), i.begin(), i.end());
-        return r;
-    });
-}
+using lab13::testing::gpu_fhd;
 
 // Every voxel (r at [v], i at [n + v]) within its bound of the exact sums.
 void expect_within_bound(const std::vector<float>& out, const KSpace& k, const Grid& g, Arithmetic a,
