@@ -88,8 +88,7 @@ lab14::BfsResult search(const lab14::BfsOptions& bo) {
     }
 }
 
-// What is wrong with a search's result, or "" (on every rank alike: the
-// counts are the same everywhere).
+// What is wrong with a search's result, or "" (rank 0 judges: it holds the anchor).
 std::string check_result(int n, const lab14::BfsResult& r, const lab14::ListBfsResult* anchor) {
     const auto& c = r.level_counts;
     if (c.size() != r.level_fingerprints.size()) return "level_counts and level_fingerprints differ in length";
@@ -230,8 +229,11 @@ int run(const Options& o) {
         }
         if (!ran) break;
         const double s = hpclab::mpi::max_over_ranks(t.seconds());
-        const std::string problem = check_result(n, result, anchor_on ? &anchor : nullptr);
-        if (!problem.empty()) throw SameOnEveryRank("wrong result: " + problem);
+        // Rank 0 holds the anchor: it judges, and every rank learns the verdict.
+        const std::string problem = root ? check_result(n, result, anchor_on ? &anchor : nullptr) : "";
+        int bad = !problem.empty();
+        HPCLAB_MPI_CHECK(MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD));
+        if (bad) throw SameOnEveryRank("wrong result: " + problem);
         if (k >= o.common.warmup) seconds.push_back(s);
     }
     if (skipped) {
