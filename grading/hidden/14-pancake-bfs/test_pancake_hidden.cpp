@@ -110,13 +110,13 @@ TEST(Hidden, OddBudgetsAndRandomStarts) {
     hpclab::Rng rng(909);
     lab14::BfsOptions o;
     o.spill_dir = spill_dir();
-    o.n = 8;
-    o.start = random_stack(8, rng);
+    o.n = 7;
+    o.start = random_stack(7, rng);
     o.budget_bytes = 3 * lab14::min_budget_bytes(p) + 13;
     const auto spilled = HPCLAB_CALL([&] { return lab14::pancake_bfs(o, MPI_COMM_WORLD); });
     expect_levels(spilled, o.start);
-    o.n = 7;
-    o.start = random_stack(7, rng);
+    o.n = 8;
+    o.start = random_stack(8, rng);
     o.budget_bytes = 0;
     const auto in_memory = HPCLAB_CALL([&] { return lab14::pancake_bfs(o, MPI_COMM_WORLD); });
     expect_levels(in_memory, o.start);
