@@ -30,8 +30,8 @@ const char* const kProgram = "14-pancake-bfs";
 // Lecture 23 (MCS 572, "Disk Based Parallelism", the pancake sorting graph
 // slide and the table "how many flips to sort a stack of 11 pancakes?").
 const std::vector<std::uint64_t> kLevels4 = {1, 3, 6, 11, 3};
-const std::vector<std::uint64_t> kLevels11 = {1,       10,      90,       809,     6429,   43891, 252737,
-                                              1174766, 4126515, 9981073,  14250471, 9123648, 956354, 6};
+const std::vector<std::uint64_t> kLevels11 = {1,       10,      90,      809,      6429,    43891,  252737,
+                                              1174766, 4126515, 9981073, 14250471, 9123648, 956354, 6};
 // OEIS A058986, the pancake numbers: the most flips any stack of n needs,
 // n = 1..11 (the largest distance in the pancake graph).
 const std::vector<int> kPancakeNumbers = {0, 1, 3, 4, 5, 7, 8, 9, 10, 11, 13};
@@ -95,14 +95,14 @@ std::string check_result(int n, const lab14::BfsResult& r, const lab14::ListBfsR
     std::uint64_t sum = 0;
     for (const auto x : c) sum += x;
     if (sum != lab14::factorial(n))
-        return "the levels hold " + std::to_string(sum) + " stacks, not " + std::to_string(n) + "! = " +
-               std::to_string(lab14::factorial(n));
+        return "the levels hold " + std::to_string(sum) + " stacks, not " + std::to_string(n) +
+               "! = " + std::to_string(lab14::factorial(n));
     // The pancake graph is a Cayley graph: the counts are the same from any start.
     if (n == 4 && c != kLevels4) return "the level counts differ from lecture 23's for n = 4";
     if (n == 11 && c != kLevels11) return "the level counts differ from lecture 23's table for n = 11";
     if (n <= 11 && static_cast<int>(c.size()) - 1 != kPancakeNumbers[static_cast<std::size_t>(n - 1)])
-        return "largest distance " + std::to_string(c.size() - 1) + ", but the pancake number of " +
-               std::to_string(n) + " is " + std::to_string(kPancakeNumbers[static_cast<std::size_t>(n - 1)]);
+        return "largest distance " + std::to_string(c.size() - 1) + ", but the pancake number of " + std::to_string(n) +
+               " is " + std::to_string(kPancakeNumbers[static_cast<std::size_t>(n - 1)]);
     if (anchor && anchor->level_counts != c) return "the level counts differ from the list BFS's";
     if (anchor && anchor->level_fingerprints != r.level_fingerprints)
         return "the stacks at some level differ from the list BFS's (fingerprints)";
@@ -142,8 +142,8 @@ int run(const Options& o) {
                               ": 2 to 20 pancakes (20! is the last factorial below 2^64)");
     if (o.budget > 0 && o.budget < lab14::min_budget_bytes(p))
         throw SameOnEveryRank("--budget " + std::to_string(o.budget) + " bytes is too small for " + std::to_string(p) +
-                              " ranks to make progress: give at least " +
-                              std::to_string(lab14::min_budget_bytes(p)) + " (or 0 for no limit)");
+                              " ranks to make progress: give at least " + std::to_string(lab14::min_budget_bytes(p)) +
+                              " (or 0 for no limit)");
     std::error_code ec;
     if (!std::filesystem::is_directory(o.spill_dir, ec))
         throw SameOnEveryRank("--spill-dir " + o.spill_dir + ": not a directory");
@@ -193,9 +193,8 @@ int run(const Options& o) {
             anchor_s = t.seconds();
         }
         HPCLAB_MPI_CHECK(MPI_Bcast(&anchor_s, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
-        std::string problem = root ? check_result(n, lab14::BfsResult{anchor.level_counts, anchor.level_fingerprints},
-                                                  nullptr)
-                                   : "";
+        std::string problem =
+            root ? check_result(n, lab14::BfsResult{anchor.level_counts, anchor.level_fingerprints}, nullptr) : "";
         int bad = !problem.empty();
         HPCLAB_MPI_CHECK(MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD));
         if (bad) throw SameOnEveryRank("the anchor is wrong (a harness bug): " + problem);
@@ -204,8 +203,8 @@ int run(const Options& o) {
         m.seconds = hpclab::summarize({anchor_s});
         m.ratio = 1.0;
         m.anchor = "list-bfs";
-        report.emit(m, "list BFS (lecture's RoomyList algorithm, in memory, one rank): " +
-                           hpclab::format("%.3f s", anchor_s));
+        report.emit(
+            m, "list BFS (lecture's RoomyList algorithm, in memory, one rank): " + hpclab::format("%.3f s", anchor_s));
     }
 
     // The distributed search, timed on the slowest rank; every repetition checked.
@@ -246,7 +245,7 @@ int run(const Options& o) {
         table += hpclab::format("\n%5zu %12llu", d, static_cast<unsigned long long>(result.level_counts[d]));
         hpclab::Measurement m = hpclab::Measurement::named("level", o.n);
         m.items = static_cast<double>(result.level_counts[d]);
-        m.extra = {{"level", static_cast<double>(d)}};
+        m.extra = {{"level", static_cast<double>(d)}, {"count", static_cast<double>(result.level_counts[d])}};
         if (o.common.json) report.emit(m, "");
     }
     report.note(table);
@@ -273,8 +272,7 @@ int run(const Options& o) {
     if (anchor_on) line += hpclab::format(", %.2fx the list BFS's time", m.ratio);
     line += hpclab::format("\n%llu indices sent between ranks in %llu exchange rounds; %.1f MB spilled to %s",
                            static_cast<unsigned long long>(sent),
-                           static_cast<unsigned long long>(result.exchange_rounds), spilled / 1e6,
-                           o.spill_dir.c_str());
+                           static_cast<unsigned long long>(result.exchange_rounds), spilled / 1e6, o.spill_dir.c_str());
     report.emit(m, line);
     report.note(hpclab::format("checked: %zu levels, %llu stacks, at most %zu flips", result.level_counts.size(),
                                static_cast<unsigned long long>(total), result.level_counts.size() - 1) +

@@ -141,10 +141,10 @@ private:
 
 // ---- Stage 3: the distributed search (student/bfs.cpp) -------------------------
 struct BfsOptions {
-    int n = 4;                       // pancakes, 2 <= n <= 20
+    int n = 4;                        // pancakes, 2 <= n <= 20
     std::vector<std::uint8_t> start;  // the start stack (empty: the sorted stack)
-    std::size_t budget_bytes = 0;    // per rank, see min_budget_bytes (0: no limit)
-    std::string spill_dir = ".";     // where spill files go; must exist
+    std::size_t budget_bytes = 0;     // per rank, see min_budget_bytes (0: no limit)
+    std::string spill_dir = ".";      // where spill files go; must exist
     // Called on rank 0 after each level is known (level, stacks at that
     // distance); may be empty.
     void (*on_level)(int level, std::uint64_t count, void* context) = nullptr;

@@ -110,7 +110,8 @@ BfsResult pancake_bfs(const BfsOptions& o, MPI_Comm comm) {
                 std::size_t offset = 0;
                 for (int r = 0; r < p; ++r) {
                     const std::size_t k = static_cast<std::size_t>(r);
-                    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(outbox.pending(r), chunk));
+                    const std::size_t want =
+                        static_cast<std::size_t>(std::min<std::uint64_t>(outbox.pending(r), chunk));
                     send.resize(offset + want);
                     send_counts[k] = static_cast<int>(outbox.take(r, send.data() + offset, want));
                     send_displs[k] = static_cast<int>(offset);
@@ -133,8 +134,7 @@ BfsResult pancake_bfs(const BfsOptions& o, MPI_Comm comm) {
             }
             receive.resize(incoming);
             HPCLAB_MPI_CHECK(MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_UINT64_T,
-                                           receive.data(), recv_counts.data(), recv_displs.data(), MPI_UINT64_T,
-                                           comm));
+                                           receive.data(), recv_counts.data(), recv_displs.data(), MPI_UINT64_T, comm));
             ++res.exchange_rounds;
             for (const std::uint64_t j : receive) {
                 const std::uint64_t local = j - res.first;

@@ -174,7 +174,8 @@ OutboxRun run_outbox(const std::vector<std::pair<int, std::uint64_t>>& adds, int
     out.files_before_clear = count_files(prefix, destinations);
     for (int d = 0; d < destinations; ++d) {
         std::vector<std::uint64_t> got, buf(chunk);
-        for (std::size_t k; (k = box.take(d, buf.data(), chunk)) > 0;) got.insert(got.end(), buf.begin(), buf.begin() + k);
+        for (std::size_t k; (k = box.take(d, buf.data(), chunk)) > 0;)
+            got.insert(got.end(), buf.begin(), buf.begin() + k);
         out.taken.push_back(got);
     }
     out.spilled = box.spilled_bytes();
