@@ -12,6 +12,7 @@
 #include "pancake.hpp"
 #include "tests/bfs_codec.hpp"
 #include "tests/reference_search.hpp"
+#include "tests/spill_dir.hpp"
 
 namespace {
 
@@ -24,12 +25,7 @@ Stack random_stack(int n, hpclab::Rng& rng) {
     return s;
 }
 
-std::string spill_dir() {
-    const std::string dir = (std::filesystem::temp_directory_path() / "lab14-hidden-spill").string();
-    if (hpclab::mpi::rank() == 0) std::filesystem::create_directories(dir);
-    MPI_Barrier(MPI_COMM_WORLD);
-    return dir;
-}
+using lab14_test::spill_dir;
 
 void expect_levels(const lab14::BfsResult& r, const Stack& start) {
     const auto want = lab14_test::reference_levels(start);

@@ -19,6 +19,7 @@
 #include "hpclab/mpi.hpp"
 #include "pancake.hpp"
 #include "reference_search.hpp"
+#include "spill_dir.hpp"
 
 namespace {
 
@@ -48,14 +49,7 @@ Stack random_stack(int n, hpclab::Rng& rng) {
     return s;
 }
 
-// A spill directory of this test run, made by rank 0 (the same path on every
-// rank of one host); the search names its files by rank.
-std::string spill_dir() {
-    const std::string dir = (std::filesystem::temp_directory_path() / "lab14-test-spill").string();
-    if (world_rank() == 0) std::filesystem::create_directories(dir);
-    MPI_Barrier(MPI_COMM_WORLD);
-    return dir;
-}
+using lab14_test::spill_dir;
 
 lab14::BfsResult search(const lab14::BfsOptions& o) {
     return HPCLAB_CALL([&] { return lab14::pancake_bfs(o, MPI_COMM_WORLD); });
