@@ -7,6 +7,7 @@
 #include <iostream>
 #include <limits>
 #include <regex>
+#include <sstream>
 #include <stdexcept>
 
 namespace hpclab {
@@ -110,6 +111,17 @@ int parse(CLI::App& app, int argc, char** argv) {
         return 2;
     }
     return -1;
+}
+
+int parse(CLI::App& app, int argc, char** argv, bool quiet) {
+    if (!quiet) return parse(app, argc, argv);
+    std::ostringstream sink;
+    std::streambuf* out = std::cout.rdbuf(sink.rdbuf());
+    std::streambuf* err = std::cerr.rdbuf(sink.rdbuf());
+    const int code = parse(app, argc, argv);
+    std::cout.rdbuf(out);
+    std::cerr.rdbuf(err);
+    return code;
 }
 
 int run_main(const std::string& program, const std::function<int()>& body) {

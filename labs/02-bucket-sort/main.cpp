@@ -370,16 +370,7 @@ int main(int argc, char** argv) {
     o.common.reps = 3;  // before add_common, so that --help shows it
     hpclab::cli::add_common(app, o.common);
     // Every rank parses the same arguments; only rank 0 talks about them.
-    std::ostringstream quiet;
-    std::streambuf* out = std::cout.rdbuf();
-    std::streambuf* err = std::cerr.rdbuf();
-    if (rank != 0) {
-        std::cout.rdbuf(quiet.rdbuf());
-        std::cerr.rdbuf(quiet.rdbuf());
-    }
-    const int code = hpclab::cli::parse(app, argc, argv);
-    std::cout.rdbuf(out);
-    std::cerr.rdbuf(err);
+    const int code = hpclab::cli::parse(app, argc, argv, rank != 0);
     if (code >= 0) return code;
 
     try {

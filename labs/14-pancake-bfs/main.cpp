@@ -306,16 +306,8 @@ int main(int argc, char** argv) {
     o.common.reps = 1;
     o.common.warmup = 0;
     hpclab::cli::add_common(app, o.common);
-    std::ostringstream quiet;
-    std::streambuf* out = std::cout.rdbuf();
-    std::streambuf* err = std::cerr.rdbuf();
-    if (rank != 0) {
-        std::cout.rdbuf(quiet.rdbuf());
-        std::cerr.rdbuf(quiet.rdbuf());
-    }
-    const int code = hpclab::cli::parse(app, argc, argv);
-    std::cout.rdbuf(out);
-    std::cerr.rdbuf(err);
+    // Every rank parses the same arguments; only rank 0 talks about them.
+    const int code = hpclab::cli::parse(app, argc, argv, rank != 0);
     if (code >= 0) return code;
 
     try {
@@ -326,10 +318,6 @@ int main(int argc, char** argv) {
     } catch (const std::bad_alloc&) {
         hpclab::mpi::abort_job("out of memory (try a smaller --n or a --budget)");
     } catch (const std::exception& e) {
-        if (hpclab::mpi::size() == 1) {
-            std::cerr << kProgram << ": error: " << e.what() << "\n";
-            return 1;
-        }
-        hpclab::mpi::abort_job(e.what());
+        return hpclab::mpi::fail_here(kProgram, e.what());
     }
 }

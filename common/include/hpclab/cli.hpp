@@ -50,6 +50,9 @@ CLI::Option* add_counts(CLI::App& app, const std::string& name, std::vector<std:
 // return now (0 after --help, 2 after a usage error, which is printed as one
 // line: "<program>: error: <reason> (see --help)").
 int parse(CLI::App& app, int argc, char** argv);
+// The same, silent when `quiet`: under MPI every rank parses the same
+// arguments and only rank 0 prints help or errors (all return the same code).
+int parse(CLI::App& app, int argc, char** argv, bool quiet);
 
 // A check of the driver's input beyond what CLI11 can say: throws
 // std::invalid_argument(message), which run_main prints as one line, exit 1.
