@@ -55,6 +55,11 @@ void abort_job(const std::string& message, int code) {
     std::exit(code);
 }
 
+int fail_on_every_rank(const std::string& program, const std::string& message) {
+    if (rank() == 0) std::fprintf(stderr, "%s: error: %s\n", program.c_str(), message.c_str());
+    return 1;
+}
+
 int fail_here(const std::string& program, const std::string& message) {
     if (size() == 1) {
         std::fprintf(stderr, "%s: error: %s\n", program.c_str(), message.c_str());

@@ -39,11 +39,7 @@ struct Options {
     hpclab::cli::CommonOptions common;
 };
 
-// An error every rank raises at the same point: rank 0 says it once and every
-// rank exits normally (nobody is left waiting, so no MPI_Abort is needed).
-struct SameOnEveryRank : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+using hpclab::mpi::SameOnEveryRank;
 
 // Rank `rank`'s block of the input: the same n numbers as
 // hpclab::uniform_doubles(n, seed) for every p, without any rank holding them
@@ -376,8 +372,7 @@ int main(int argc, char** argv) {
     try {
         return run(o);
     } catch (const SameOnEveryRank& e) {
-        if (rank == 0) std::cerr << kProgram << ": error: " << e.what() << "\n";
-        return 1;
+        return hpclab::mpi::fail_on_every_rank(kProgram, e.what());
     } catch (const lab02::BadInput& e) {
         // Every rank has it (the sorts agree on who failed); the rank that
         // found the value reports it, the others wait to be stopped.

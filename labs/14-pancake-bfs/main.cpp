@@ -45,10 +45,7 @@ struct Options {
     hpclab::cli::CommonOptions common;
 };
 
-// An error every rank meets alike: rank 0 says it once, every rank exits 1.
-struct SameOnEveryRank : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+using hpclab::mpi::SameOnEveryRank;
 
 // A random stack of n from `seed` (Fisher-Yates), the same on every rank.
 std::vector<std::uint8_t> random_stack(int n, std::uint64_t seed) {
@@ -313,8 +310,7 @@ int main(int argc, char** argv) {
     try {
         return run(o);
     } catch (const SameOnEveryRank& e) {
-        if (rank == 0) std::cerr << kProgram << ": error: " << e.what() << "\n";
-        return 1;
+        return hpclab::mpi::fail_on_every_rank(kProgram, e.what());
     } catch (const std::bad_alloc&) {
         hpclab::mpi::abort_job("out of memory (try a smaller --n or a --budget)");
     } catch (const std::exception& e) {

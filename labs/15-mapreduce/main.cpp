@@ -45,11 +45,7 @@ struct Options {
     hpclab::cli::CommonOptions common;
 };
 
-// An error every rank raises at the same point: rank 0 says it once and every
-// rank exits normally (nobody is left waiting, so no MPI_Abort is needed).
-struct SameOnEveryRank : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+using hpclab::mpi::SameOnEveryRank;
 
 // Every rank passes its own error ("" when fine). When any rank failed, every
 // rank throws SameOnEveryRank with the lowest failing rank's message.
@@ -447,8 +443,7 @@ int main(int argc, char** argv) {
     try {
         return run(o);
     } catch (const SameOnEveryRank& e) {
-        if (rank == 0) std::cerr << kProgram << ": error: " << e.what() << "\n";
-        return 1;
+        return hpclab::mpi::fail_on_every_rank(kProgram, e.what());
     } catch (const lab15::JobFailed& e) {
         // Every rank has it (map_reduce agrees on failures); the rank where
         // it happened reports it.

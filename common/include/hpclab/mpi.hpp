@@ -7,6 +7,7 @@
 
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "hpclab/timed.hpp"
@@ -32,6 +33,15 @@ bool is_root(MPI_Comm comm = MPI_COMM_WORLD);
 // Any rank may call it; the others are killed by the launcher, so nobody
 // waits forever in a collective.
 [[noreturn]] void abort_job(const std::string& message, int code = 1);
+
+// An error every rank raises at the same point (bad arguments seen alike):
+// nobody is left waiting, so no MPI_Abort is needed. Drivers catch it and
+// return fail_on_every_rank.
+struct SameOnEveryRank : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+// Rank 0 prints "<program>: error: message" once; every rank returns 1.
+int fail_on_every_rank(const std::string& program, const std::string& message);
 
 // A driver's error on this rank: alone, "<program>: error: message" and
 // return 1; with other ranks, which may wait in a collective for this one,

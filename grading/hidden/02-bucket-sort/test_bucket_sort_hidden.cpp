@@ -15,8 +15,11 @@
 #include "hpclab/data.hpp"
 #include "hpclab/judged.hpp"
 #include "hpclab/mpi.hpp"
+#include "hpclab/mpi_testing.hpp"
 
 namespace {
+
+using hpclab::mpi::on_every_rank;
 
 std::vector<double> gather_on_root(const std::vector<double>& mine, MPI_Comm comm) {
     const int p = hpclab::mpi::size(comm);
@@ -28,26 +31,6 @@ std::vector<double> gather_on_root(const std::vector<double>& mine, MPI_Comm com
     if (hpclab::mpi::rank(comm) == 0) all.resize(static_cast<std::size_t>(displs[p - 1] + counts[p - 1]));
     MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, comm);
     return all;
-}
-
-// Runs `call` (a judged call of a collective student function) and makes
-// every rank of comm learn whether it failed anywhere before the test goes on
-// to its own MPI calls, so that no rank waits in them for one that left (see
-// the visible tests).
-template <class F>
-auto on_every_rank(MPI_Comm comm, F&& call) {
-    std::optional<decltype(call())> result;
-    std::exception_ptr error;
-    try {
-        result.emplace(call());
-    } catch (...) {
-        error = std::current_exception();
-    }
-    int failed_here = error ? 1 : 0, failed_anywhere = 0;
-    MPI_Allreduce(&failed_here, &failed_anywhere, 1, MPI_INT, MPI_MAX, comm);
-    if (error) std::rethrow_exception(error);
-    if (failed_anywhere) throw std::runtime_error("the call failed on another rank; this rank stops with it");
-    return std::move(*result);
 }
 
 // Both versions over `comm`, rank 0 of comm checks each against std::sort.

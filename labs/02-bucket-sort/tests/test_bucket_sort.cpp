@@ -23,6 +23,7 @@
 #include "hpclab/data.hpp"
 #include "hpclab/judged.hpp"
 #include "hpclab/mpi.hpp"
+#include "hpclab/mpi_testing.hpp"
 
 // split_into_buckets returns a struct of vectors: recorded field by field.
 template <>
@@ -36,6 +37,8 @@ struct hpclab::judged::Codec<lab02::Buckets> {
 };
 
 namespace {
+
+using hpclab::mpi::on_every_rank;
 
 int world_rank() { return hpclab::mpi::rank(); }
 int world_size() { return hpclab::mpi::size(); }
@@ -55,28 +58,6 @@ std::vector<double> gather_on_root(const std::vector<double>& mine) {
     return all;
 }
 
-// Runs `call` (a judged call of a collective student function) and makes
-// every rank of comm learn whether it failed anywhere before the test goes on
-// to its own MPI calls: a rank where it threw (or, in the judge, whose record
-// ends early because the recording crashed there) leaves the test, and the
-// others must not wait for it in gather_on_root or sum_over_ranks. They stop
-// too, and the test fails on every rank.
-template <class F>
-auto on_every_rank(MPI_Comm comm, F&& call) {
-    std::optional<decltype(call())> result;
-    std::exception_ptr error;
-    try {
-        result.emplace(call());
-    } catch (...) {
-        error = std::current_exception();
-    }
-    int failed_here = error ? 1 : 0, failed_anywhere = 0;
-    MPI_Allreduce(&failed_here, &failed_anywhere, 1, MPI_INT, MPI_MAX, comm);
-    if (error) std::rethrow_exception(error);
-    if (failed_anywhere) throw std::runtime_error("the call failed on another rank; this rank stops with it");
-    return std::move(*result);
-}
-
 // The bucket of x in [0, 1] among p, as BucketOf's tests pin it down: x p
 // rounded down, 1.0 in the last bucket. The sorts and split_into_buckets are
 // checked against this rule, not against the submission's own bucket_of on
@@ -91,26 +72,6 @@ std::vector<int> buckets_of(const std::vector<double>& xs, int p) {
         for (double x : xs) b.push_back(lab02::bucket_of(x, p));
         return b;
     });
-}
-
-// How a sort that must fail ended, as values: BadInput's type and
-// origin_rank() do not survive a judged call's rethrow by kind, so the
-// BadInput is caught here and its rank recorded. Any other exception goes
-// through to the test, as before.
-struct BadInputSeen {
-    int seen = 0;  // 1: the call threw BadInput
-    int origin_rank = -1;
-};
-template <class Sort>
-BadInputSeen catch_bad_input(Sort&& sort) {
-    BadInputSeen out;
-    try {
-        sort();
-    } catch (const lab02::BadInput& e) {
-        out.seen = 1;
-        out.origin_rank = e.origin_rank();
-    }
-    return out;
 }
 
 long long sum_over_ranks(long long x) {
@@ -286,9 +247,10 @@ TEST(RootDistributes, BadValueOnRootThrowsOnEveryRank) {
     std::vector<double> v = hpclab::uniform_doubles(100, 4);
     v[17] = -0.5;
     const std::vector<double> none;
-    const BadInputSeen e = on_every_rank(MPI_COMM_WORLD, [&] {
+    const hpclab::mpi::FailureSeen e = on_every_rank(MPI_COMM_WORLD, [&] {
         return HPCLAB_CALL([&] {
-            return catch_bad_input([&] { lab02::sort_root_distributes(world_rank() == 0 ? v : none, MPI_COMM_WORLD); });
+            return hpclab::mpi::catch_failure<lab02::BadInput>(
+                [&] { lab02::sort_root_distributes(world_rank() == 0 ? v : none, MPI_COMM_WORLD); });
         });
     });
     if (!e.seen) {
@@ -335,8 +297,10 @@ TEST(FanOut, BadValueOnLastRankThrowsOnEveryRank) {
     const int p = world_size();
     std::vector<double> local = hpclab::uniform_doubles(50, 5 + world_rank());
     if (world_rank() == p - 1) local[7] = 1.5;
-    const BadInputSeen e = on_every_rank(MPI_COMM_WORLD, [&] {
-        return HPCLAB_CALL([&] { return catch_bad_input([&] { lab02::sort_fan_out(local, MPI_COMM_WORLD); }); });
+    const hpclab::mpi::FailureSeen e = on_every_rank(MPI_COMM_WORLD, [&] {
+        return HPCLAB_CALL([&] {
+            return hpclab::mpi::catch_failure<lab02::BadInput>([&] { lab02::sort_fan_out(local, MPI_COMM_WORLD); });
+        });
     });
     if (!e.seen) {
         ADD_FAILURE() << "no BadInput on rank " << world_rank();

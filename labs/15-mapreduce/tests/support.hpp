@@ -20,6 +20,7 @@
 #include "hpclab/data.hpp"
 #include "hpclab/judged.hpp"
 #include "hpclab/mpi.hpp"
+#include "hpclab/mpi_testing.hpp"
 #include "mapreduce.hpp"
 
 // A pair is recorded as its key, then its value.
@@ -39,26 +40,6 @@ using lab15::KV;
 
 inline int world_rank() { return hpclab::mpi::rank(); }
 inline int world_size() { return hpclab::mpi::size(); }
-
-// Runs `call` (a judged call of a collective student function) and makes
-// every rank of comm learn whether it failed anywhere before the test goes on
-// to its own MPI calls: a rank where it threw leaves the test, and the others
-// must not wait for it in a gather. They stop too, and the test fails.
-template <class F>
-auto on_every_rank(MPI_Comm comm, F&& call) {
-    std::optional<decltype(call())> result;
-    std::exception_ptr error;
-    try {
-        result.emplace(call());
-    } catch (...) {
-        error = std::current_exception();
-    }
-    int failed_here = error ? 1 : 0, failed_anywhere = 0;
-    MPI_Allreduce(&failed_here, &failed_anywhere, 1, MPI_INT, MPI_MAX, comm);
-    if (error) std::rethrow_exception(error);
-    if (failed_anywhere) throw std::runtime_error("the call failed on another rank; this rank stops with it");
-    return std::move(*result);
-}
 
 inline long long sum_over_ranks(long long x, MPI_Comm comm = MPI_COMM_WORLD) {
     long long s = 0;
@@ -129,23 +110,7 @@ inline std::vector<KV> gathered_sorted(const std::vector<KV>& mine, MPI_Comm com
     return all;
 }
 
-// How a job that must fail ended, as values: JobFailed's origin_rank() does
-// not survive a judged call's rethrow, so it is caught here and recorded.
-struct FailureSeen {
-    int seen = 0;  // 1: the call threw JobFailed
-    int origin_rank = -1;
-};
-template <class Job>
-FailureSeen catch_job_failed(Job&& job) {
-    FailureSeen out;
-    try {
-        job();
-    } catch (const lab15::JobFailed& e) {
-        out.seen = 1;
-        out.origin_rank = e.origin_rank();
-    }
-    return out;
-}
+using hpclab::mpi::on_every_rank;
 
 // This rank's output: every key owned here, sorted by key then value.
 inline void expect_owned_and_sorted(const std::vector<KV>& mine, MPI_Comm comm = MPI_COMM_WORLD) {

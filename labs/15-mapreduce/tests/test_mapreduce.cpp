@@ -206,8 +206,10 @@ TEST(MapReduce, AnErrorOnOneRankStopsEveryRank) {
     const lab15::Reduce sum = [](const std::string& k, const std::vector<std::int64_t>& v, const lab15::Emit& emit) {
         emit(k, static_cast<std::int64_t>(v.size()));
     };
-    const auto seen = HPCLAB_CALL(
-        [&] { return catch_job_failed([&] { lab15::map_reduce(map, lab15::Combine(), sum, MPI_COMM_WORLD); }); });
+    const auto seen = HPCLAB_CALL([&] {
+        return hpclab::mpi::catch_failure<lab15::JobFailed>(
+            [&] { lab15::map_reduce(map, lab15::Combine(), sum, MPI_COMM_WORLD); });
+    });
     EXPECT_EQ(seen.seen, 1) << "rank " << rank << " did not throw JobFailed";
     EXPECT_EQ(seen.origin_rank, p - 1);
     // A reduce that fails on the owner of "boom" only.
@@ -220,8 +222,10 @@ TEST(MapReduce, AnErrorOnOneRankStopsEveryRank) {
         if (k == "boom") throw std::runtime_error("reduce failed");
         emit(k, static_cast<std::int64_t>(v.size()));
     };
-    const auto seen2 = HPCLAB_CALL(
-        [&] { return catch_job_failed([&] { lab15::map_reduce(two, lab15::Combine(), fragile, MPI_COMM_WORLD); }); });
+    const auto seen2 = HPCLAB_CALL([&] {
+        return hpclab::mpi::catch_failure<lab15::JobFailed>(
+            [&] { lab15::map_reduce(two, lab15::Combine(), fragile, MPI_COMM_WORLD); });
+    });
     EXPECT_EQ(seen2.seen, 1) << "rank " << rank << " did not throw JobFailed";
     EXPECT_EQ(seen2.origin_rank, lab15::owner_of("boom", p));
 }
