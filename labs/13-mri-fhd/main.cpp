@@ -105,10 +105,19 @@ Reference run_cpu(const Options& o, const Problem& p, hpclab::Reporter& report) 
 
 // ---- the GPU stages ---------------------------------------------------------------
 
+// The first `count` samples of k.
+lab13::KSpace first_samples(const lab13::KSpace& k, std::size_t count) {
+    lab13::KSpace out;
+    for (auto field :
+         {&lab13::KSpace::kx, &lab13::KSpace::ky, &lab13::KSpace::kz, &lab13::KSpace::rMu, &lab13::KSpace::iMu}) {
+        (out.*field).assign((k.*field).begin(), (k.*field).begin() + count);
+    }
+    return out;
+}
+
+// The GPU and its memory were checked in run(), before the scan was made.
 void run_gpu(const Options& o, const Problem& p, const Reference& ref, hpclab::Reporter& report, int* skipped) {
-    hpclab::cuda::require_gpu();
     const std::size_t n = p.grid.size(), m = p.k.size();
-    hpclab::cuda::require_device_memory(lab13::DeviceData::bytes_needed(m, n), "the k-space and the voxels");
     const lab13::PeakRates peak = lab13::measure_peak_rates();
     {
         auto row = hpclab::Measurement::named("peak", 0);
@@ -122,15 +131,13 @@ void run_gpu(const Options& o, const Problem& p, const Reference& ref, hpclab::R
     // The atomic stage is the lesson in why not: it runs on the first
     // samples only, so that the ladder finishes (rates stay comparable).
     const std::size_t atomic_m = std::max<std::size_t>(1, std::min(m, o.atomic_pairs / std::max<std::size_t>(n, 1)));
-    lab13::KSpace first = p.k;
-    for (auto* v : {&first.kx, &first.ky, &first.kz, &first.rMu, &first.iMu}) v->resize(atomic_m);
     double previous = ref.present ? ref.pairs_per_second : 0;
     for (lab13::Variant v : lab13::kAllVariants) {
         const std::string name = lab13::variant_name(v);
         if (o.stage != "all" && o.stage != "gpu" && o.stage != name) continue;
         const bool partial = v == lab13::Variant::atomic && atomic_m < m;
         std::unique_ptr<lab13::DeviceData> small;
-        if (partial) small.reset(new lab13::DeviceData(first, p.grid));
+        if (partial) small.reset(new lab13::DeviceData(first_samples(p.k, atomic_m), p.grid));
         const lab13::DeviceData& d = partial ? *small : full;
         const std::size_t chunk = lab13::chunk_capacity(v) > 0 ? o.chunk : 0;
         hpclab::Stats stats;
