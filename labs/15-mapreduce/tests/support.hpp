@@ -5,8 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -89,6 +94,41 @@ inline std::vector<KV> reference_count(std::string_view text) {
     return out;
 }
 
+// A second, independent count: coreutils in the C locale, where the word
+// separators are exactly is_separator's six bytes.
+//   tr -s ' \t\n\v\f\r' '\n' < text | grep -v '^$' | sort | uniq -c
+// The text goes through a private temporary file; any failure of the
+// pipeline throws; a tool missing upstream of uniq gives no words, which
+// no correct job matches, so a test fails rather than passes.
+inline std::vector<KV> coreutils_count(std::string_view text) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/lab15-uniq-XXXXXX";
+    if (mkdtemp(dir.data()) == nullptr) throw std::runtime_error("mkdtemp failed under " + dir);
+    const std::string file = dir + "/text";
+    std::ofstream(file, std::ios::binary).write(text.data(), static_cast<std::streamsize>(text.size()));
+    const std::string command = "LC_ALL=C tr -s ' \\t\\n\\v\\f\\r' '\\n' < '" + file +
+                                "' | LC_ALL=C grep -v '^$' | LC_ALL=C sort | LC_ALL=C uniq -c";
+    std::FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) throw std::runtime_error("cannot run: " + command);
+    std::vector<KV> out;
+    char line[4096];
+    while (std::fgets(line, sizeof line, pipe) != nullptr) {
+        // "<spaces><count> <word>\n"
+        char* end = nullptr;
+        const long long count = std::strtoll(line, &end, 10);
+        std::string word(end + 1);
+        if (!word.empty() && word.back() == '\n') word.pop_back();
+        out.push_back({word, count});
+    }
+    const int status = pclose(pipe);  // uniq's: a missing tool upstream shows as a wrong count
+    std::remove(file.c_str());
+    rmdir(dir.c_str());
+    if (status != 0)
+        throw std::runtime_error("the pipeline failed (status " + std::to_string(status) + "): " + command);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 // The trusted inverted index: (word, offset of its line), each once, sorted.
 inline std::vector<KV> reference_index(std::string_view text) {
     std::set<std::pair<std::string, std::int64_t>> pairs;
@@ -125,8 +165,11 @@ inline void expect_owned_and_sorted(const std::vector<KV>& mine, MPI_Comm comm =
     }
 }
 
+// Texts up to this size are also counted by coreutils_count.
+constexpr std::size_t kCoreutilsBytes = 1 << 20;
+
 // Word count of `text` (every rank has it) with the student's job, checked
-// against the trusted count; returns the job's report summed over ranks.
+// against the trusted counts (and coreutils' on small texts); returns the job's report summed over ranks.
 inline lab15::JobReport check_word_count(const std::string& text, bool combiner, MPI_Comm comm = MPI_COMM_WORLD) {
     lab15::JobReport report;
     const auto mine = on_every_rank(comm, [&] {
@@ -139,6 +182,8 @@ inline lab15::JobReport check_word_count(const std::string& text, bool combiner,
         const auto want = reference_count(text);
         EXPECT_EQ(all.size(), want.size()) << "distinct words";
         EXPECT_TRUE(all == want) << "the counts differ from a single process's std::unordered_map count";
+        if (text.size() <= kCoreutilsBytes)
+            EXPECT_TRUE(all == coreutils_count(text)) << "the counts differ from tr | sort | uniq -c";
     }
     lab15::JobReport sum;
     sum.pairs_emitted = sum_over_ranks(report.pairs_emitted, comm);

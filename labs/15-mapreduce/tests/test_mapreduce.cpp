@@ -162,7 +162,19 @@ TEST(SortAndReduce, KeysInOrderOnceWithSortedValues) {
 
 // ---- Stage 3 and 4: jobs -------------------------------------------------------------
 
-TEST(WordCount, EqualsASingleProcessCount) { check_word_count(zipf_text(60000, 400, 1504), false); }
+TEST(WordCount, EqualsASingleProcessCount) {
+    check_word_count(zipf_text(60000, 400, 1504), false);
+    // All six separators, runs of them, and bytes above 127 inside words.
+    check_word_count("caf\xc3\xa9\tna\xc3\xafve\r\nfoo\vbar\ffoo  caf\xc3\xa9\n\n\xff\xfe x", false);
+}
+
+// The two trusted counts agree with each other (a check of the checkers).
+TEST(Trusted, CoreutilsAgreesWithTheHashMap) {
+    if (world_rank() != 0) return;
+    const std::string text = zipf_text(30000, 200, 1509);
+    EXPECT_EQ(coreutils_count(text), reference_count(text));
+    EXPECT_TRUE(coreutils_count("").empty());
+}
 
 TEST(WordCount, CombinerKeepsTheCountsAndShufflesLess) {
     const std::string text = zipf_text(40000, 300, 1505);
