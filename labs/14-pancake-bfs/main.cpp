@@ -137,22 +137,23 @@ int run(const Options& o) {
     if (o.n < 2 || o.n > static_cast<std::size_t>(lab14::kMaxPancakes))
         throw SameOnEveryRank("--n " + std::to_string(o.n) +
                               ": 2 to 20 pancakes (20! is the last factorial below 2^64)");
-    if (o.budget > 0 && o.budget < lab14::min_budget_bytes(p))
-        throw SameOnEveryRank("--budget " + std::to_string(o.budget) + " bytes is too small for " + std::to_string(p) +
-                              " ranks to make progress: give at least " + std::to_string(lab14::min_budget_bytes(p)) +
-                              " (or 0 for no limit)");
+    const std::uint64_t total = lab14::factorial(n);
+    if (o.budget > 0 && o.budget < lab14::min_budget_bytes(p, total))
+        throw SameOnEveryRank("--budget " + std::to_string(o.budget) + " bytes is too small for " + std::to_string(n) +
+                              " pancakes on " + std::to_string(p) + (p == 1 ? " rank" : " ranks") + ": give at least " +
+                              std::to_string(lab14::min_budget_bytes(p, total)) + " (or 0 for no limit)");
     std::error_code ec;
     if (!std::filesystem::is_directory(o.spill_dir, ec))
         throw SameOnEveryRank("--spill-dir " + o.spill_dir + ": not a directory");
-    // Memory: two bits per owned stack, and, without a budget, the outbox of
-    // the widest level (about 0.36 n! stacks for n = 11, n - 1 neighbours of
-    // 8 bytes each, spread over the ranks).
-    const std::uint64_t total = lab14::factorial(n);
+    // Memory: with a budget, the budget (it bounds the bits, the outbox, the
+    // inbox and the exchange buffers); without one, two bits per owned stack
+    // and the outbox of the widest level (about 0.36 n! stacks for n = 11,
+    // n - 1 neighbours of 8 bytes each, spread over the ranks).
     const std::uint64_t owned = lab14::block_size(total, rank, p);
-    std::size_t need = hpclab::checked_bytes(static_cast<std::size_t>(owned / 32 + 1), 8);
-    need += o.budget > 0 ? o.budget
-                         : hpclab::checked_bytes(static_cast<std::size_t>(owned / 100 * 36 + 1),
-                                                 static_cast<std::size_t>(8 * (n - 1)));
+    const std::size_t need = o.budget > 0 ? o.budget
+                                          : hpclab::checked_bytes(static_cast<std::size_t>(owned / 32 + 1), 8) +
+                                                hpclab::checked_bytes(static_cast<std::size_t>(owned / 100 * 36 + 1),
+                                                                      static_cast<std::size_t>(8 * (n - 1)));
     try {
         hpclab::require_host_memory(need, "the search of " + std::to_string(n) + " pancakes on rank " +
                                               std::to_string(rank) + (o.budget ? "" : " without --budget"));
@@ -261,15 +262,19 @@ int run(const Options& o) {
                {"expand_s", expand},
                {"exchange_s", exchange},
                {"spilled_bytes", static_cast<double>(spilled)},
+               {"bit_segments", static_cast<double>(result.bit_segments)},
                {"sent_indices", static_cast<double>(sent)},
                {"exchange_rounds", static_cast<double>(result.exchange_rounds)},
                {"max_distance", static_cast<double>(result.level_counts.size() - 1)}};
     std::string line = hpclab::format("bfs on %d rank%s: %.3f s (expand %.3f s, exchange %.3f s; slowest rank)", p,
                                       p == 1 ? "" : "s", m.seconds.median, expand, exchange);
     if (anchor_on) line += hpclab::format(", %.2fx the list BFS's time", m.ratio);
-    line += hpclab::format("\n%llu indices sent between ranks in %llu exchange rounds; %.1f MB spilled to %s",
+    line += hpclab::format("\n%llu indices sent between ranks in %llu exchange rounds; %.1f MB written to %s",
                            static_cast<unsigned long long>(sent),
                            static_cast<unsigned long long>(result.exchange_rounds), spilled / 1e6, o.spill_dir.c_str());
+    if (result.bit_segments > 1)
+        line += hpclab::format("; rank 0's bit arrays in %llu segments on disk",
+                               static_cast<unsigned long long>(result.bit_segments));
     report.emit(m, line);
     report.note(hpclab::format("checked: %zu levels, %llu stacks, at most %zu flips", result.level_counts.size(),
                                static_cast<unsigned long long>(total), result.level_counts.size() - 1) +

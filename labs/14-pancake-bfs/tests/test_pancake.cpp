@@ -332,6 +332,26 @@ TEST(Search, SpillingGivesTheSameLevels) {
     }
 }
 
+TEST(Search, BitArraysLargerThanTheBudgetLiveInSegments) {
+    // n = 9 under the smallest budget: each rank's bits are cut into segments
+    // of 4096 p states (363k stacks: 89 segments on one rank, 6 on four),
+    // which live in a file and are loaded one at a time.
+    const int p = world_size();
+    hpclab::Rng rng(1405);
+    lab14::BfsOptions o;
+    o.n = 9;
+    o.start = random_stack(9, rng);
+    o.spill_dir = spill_dir();
+    o.budget_bytes = lab14::min_budget_bytes(p, lab14::factorial(9));
+    const auto r = search(o);
+    expect_levels(r, o.start);
+    const std::uint64_t per_segment = lab14::segment_states(o.budget_bytes);
+    EXPECT_EQ(r.bit_segments, (r.owned + per_segment - 1) / per_segment)
+        << "segments of segment_states(budget) states each";
+    // Each segment's two arrays are written at least once (zeroed at the start).
+    EXPECT_GE(r.spilled_bytes, r.owned / 4) << "the bit arrays must live in a file";
+}
+
 TEST(Search, BadInputThrowsOnEveryRank) {
     lab14::BfsOptions o;
     o.n = 1;
@@ -341,6 +361,10 @@ TEST(Search, BadInputThrowsOnEveryRank) {
     o.n = 5;
     o.budget_bytes = lab14::min_budget_bytes(world_size()) - 1;
     EXPECT_THROW(search(o), std::invalid_argument) << "a budget too small to make progress";
+    o.n = 12;
+    o.budget_bytes = lab14::min_budget_bytes(world_size(), lab14::factorial(12)) - 64;
+    EXPECT_THROW(search(o), std::invalid_argument) << "a budget that needs more than kMaxSegments segments";
+    o.n = 5;
     o.budget_bytes = 0;
     o.start = {0, 1, 2, 3};
     EXPECT_THROW(search(o), std::invalid_argument) << "a start stack of 4 for n = 5";
