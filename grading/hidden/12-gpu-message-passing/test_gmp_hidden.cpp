@@ -69,7 +69,9 @@ TEST(HiddenGpu, RingAndPermutationNearTheMaximum) {
     const std::vector<int> perm = lab12test::shuffled(ranks, seed + 1);
     const auto got = HPCLAB_VALUE(gmp::run_permutation(config(ranks), perm, 1, seed));
     ASSERT_TRUE(clean(got.report));
-    for (int r = 0; r < ranks; ++r) ASSERT_EQ(got.values[r], gmp::value_of(seed, perm[r], 0)) << "rank " << perm[r];
+    ASSERT_EQ(got.values.size(), static_cast<std::size_t>(ranks));
+    for (int r = 0; r < ranks; ++r)
+        ASSERT_EQ(got.values[perm[r]], gmp::value_of(seed, r, 0)) << "rank " << perm[r] << " from rank " << r;
 }
 
 TEST(HiddenGpu, CollectivesWithOneValueAndAWholeSlot) {

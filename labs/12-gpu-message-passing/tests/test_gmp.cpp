@@ -187,8 +187,8 @@ TEST(PointToPoint, RingShiftsAtEveryScaleAndRandomPermutations) {
         ASSERT_EQ(got.values.size(), static_cast<std::size_t>(ranks) * 4);
         for (int r = 0; r < ranks; ++r)
             for (int i = 0; i < 4; ++i)
-                ASSERT_EQ(got.values[r * 4 + i], gmp::value_of(seed, perm[r], i))
-                    << "rank " << perm[r] << " from " << r;
+                ASSERT_EQ(got.values[perm[r] * 4 + i], gmp::value_of(seed, r, i))
+                    << ranks << " ranks: rank " << perm[r] << " from rank " << r << ", value " << i;
     }
 }
 
