@@ -11,18 +11,23 @@
 
 namespace gmp {
 
-// send/recv with typed buffers and MPI's argument checks: a user tag is at
-// least 0, a count at least 0. Every thread of the block calls them.
+namespace detail {
+// MPI's argument checks of a user's send or recv: a tag at least 0, a count
+// at least 0. Returns the code (recorded once, seen by every thread).
+__device__ inline int check_user_args(const Comm& c, Func f, int count, int peer, int tag) {
+    const int code = count < 0 ? kErrCount : (tag < 0 ? kErrTag : kSuccess);
+    if (code != kSuccess) {
+        if (threadIdx.x == 0) fail_one(c, code, f, peer, tag);
+        __syncthreads();
+    }
+    return code;
+}
+}  // namespace detail
+
+// send/recv with typed buffers. Every thread of the block calls them.
 template <class T>
 __device__ int send(const Comm& c, const T* buf, int count, int dest, int tag) {
-    int code = kSuccess;
-    if (tag < 0) code = kErrTag;
-    if (count < 0) code = kErrCount;
-    if (code != kSuccess) {
-        if (threadIdx.x == 0) fail_one(c, code, Func::send, dest, tag);
-        __syncthreads();
-        return code;
-    }
+    if (int e = detail::check_user_args(c, Func::send, count, dest, tag)) return e;
     return send_bytes(c, buf, static_cast<std::uint64_t>(count) * sizeof(T), TypeOf<T>::value, dest, tag);
 }
 
@@ -30,16 +35,10 @@ __device__ int send(const Comm& c, const T* buf, int count, int dest, int tag) {
 // own) is set to the number of values that came.
 template <class T>
 __device__ int recv(const Comm& c, T* buf, int count, int source, int tag, int* received = nullptr) {
-    int code = kSuccess;
-    if (tag < 0) code = kErrTag;
-    if (count < 0) code = kErrCount;
-    if (code != kSuccess) {
-        if (threadIdx.x == 0) fail_one(c, code, Func::recv, source, tag);
-        __syncthreads();
-        return code;
-    }
+    if (int e = detail::check_user_args(c, Func::recv, count, source, tag)) return e;
     std::uint64_t bytes = 0;
-    code = recv_bytes(c, buf, static_cast<std::uint64_t>(count) * sizeof(T), TypeOf<T>::value, source, tag, &bytes);
+    const int code =
+        recv_bytes(c, buf, static_cast<std::uint64_t>(count) * sizeof(T), TypeOf<T>::value, source, tag, &bytes);
     if (code == kSuccess && received != nullptr) *received = static_cast<int>(bytes / sizeof(T));
     return code;
 }
