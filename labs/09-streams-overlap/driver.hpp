@@ -16,17 +16,17 @@ namespace driver {
 
 struct Options {
     std::string stage = "all";
-    std::size_t n = std::size_t(1) << 25;         // floats in and out of the pipeline
+    std::size_t n = std::size_t(1) << 25;          // floats in and out of the pipeline
     std::size_t max_bytes = std::size_t(1) << 28;  // largest copy of the bandwidth sweep
     std::size_t zero_copy_n = std::size_t(1) << 24;
-    std::size_t max_chunks = 8192;   // top of the chunk-count sweep
-    std::size_t chunks = 16;         // the benchmark's chunk count (--serve)
-    std::size_t kernels = 64;        // small kernels of the concurrency stage
-    int heavy = 2048;                // logistic iterations of the kernel-bound case
+    std::size_t max_chunks = 8192;  // top of the chunk-count sweep
+    std::size_t chunks = 16;        // the benchmark's chunk count (--serve)
+    std::size_t kernels = 64;       // small kernels of the concurrency stage
+    int heavy = 4096;               // logistic iterations of the kernel-bound case
     int streams = 4;
-    int device = 0;                  // the GPU of the one-GPU stages
-    int devices = 0;                 // GPUs of the multi-GPU stage (0: all)
-    int search_steps = 6;            // steps of the three-point search
+    int device = 0;        // the GPU of the one-GPU stages
+    int devices = 0;       // GPUs of the multi-GPU stage (0: all)
+    int search_steps = 6;  // steps of the three-point search
     hpclab::cli::CommonOptions common;
 };
 

@@ -64,10 +64,9 @@ int run(const Options& o) {
     hpclab::require_host_memory(hpclab::checked_bytes(o.n, 3 * sizeof(float)), "--n floats in pinned host memory");
     hpclab::cuda::require_gpu();
     const int count = lab09::device_count();
-    fail_if(o.device >= count, format("--device %d: this host has %d GPU%s (0 to %d)", o.device, count,
-                                      count == 1 ? "" : "s", count - 1));
-    fail_if(o.devices > count, format("--devices %d: this host has %d GPU%s", o.devices, count,
-                                      count == 1 ? "" : "s"));
+    fail_if(o.device >= count,
+            format("--device %d: this host has %d GPU%s (0 to %d)", o.device, count, count == 1 ? "" : "s", count - 1));
+    fail_if(o.devices > count, format("--devices %d: this host has %d GPU%s", o.devices, count, count == 1 ? "" : "s"));
     HPCLAB_CUDA_CHECK(cudaSetDevice(o.device));
     if (!o.common.serve.empty()) return serve(o);
     int skipped = 0;
@@ -111,8 +110,7 @@ int main(int argc, char** argv) {
             ->check(CLI::Range(1, lab09::kMaxStreams))
             ->capture_default_str();
         app.add_option("--device", o.device, "the GPU of the one-GPU stages")->check(CLI::NonNegativeNumber);
-        app.add_option("--devices", o.devices, "GPUs of the multi-GPU stage (0: all)")
-            ->check(CLI::NonNegativeNumber);
+        app.add_option("--devices", o.devices, "GPUs of the multi-GPU stage (0: all)")->check(CLI::NonNegativeNumber);
         app.add_option("--search-steps", o.search_steps, "steps of TPSM's three-point search")
             ->check(CLI::Range(0, 64))
             ->capture_default_str();

@@ -98,8 +98,8 @@ int copies(const Options& o, hpclab::Reporter& report) {
         m.anchor = "the sweep's best pinned bandwidth";
         m.extra = {{"gbps", pinned_top_gbps[to_device]}, {"best_gbps", best_pinned_gbps[to_device]}};
         report.emit(m, format("%-14s at %zu MiB: %.2f GB/s, %.3f of the sweep's best (%.2f GB/s)",
-                              to_device ? "pinned_h2d" : "pinned_d2h", top >> 20, pinned_top_gbps[to_device],
-                              m.ratio, best_pinned_gbps[to_device]));
+                              to_device ? "pinned_h2d" : "pinned_d2h", top >> 20, pinned_top_gbps[to_device], m.ratio,
+                              best_pinned_gbps[to_device]));
     }
     // Both directions at once: one copy engine each way.
     {
@@ -137,7 +137,7 @@ int zero_copy(const Options& o, hpclab::Reporter& report) {
     PinnedBuffer<float> in(n, cudaHostAllocMapped), out(n, cudaHostAllocMapped), ref(n);
     for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<float>(i % 1000) * 1e-3f;
     DeviceBuffer<float> din(n), dout(n);
-    for (int reads : {1, 4, 16, 64}) {
+    for (int reads : {1, 2, 4, 16, 64}) {
         const hpclab::Stats copied = time_wall(
             [&] {
                 HPCLAB_CUDA_CHECK(cudaMemcpy(din.get(), in.get(), n * sizeof(float), cudaMemcpyHostToDevice));
@@ -147,8 +147,8 @@ int zero_copy(const Options& o, hpclab::Reporter& report) {
             o.common.warmup, o.common.reps);
         hpclab::Stats mapped;
         if (!hpclab::run_part("zero copy", &skipped, [&] {
-                mapped = time_wall([&] { gather_mapped(in.get(), out.get(), n, reads); }, o.common.warmup,
-                                   o.common.reps);
+                mapped =
+                    time_wall([&] { gather_mapped(in.get(), out.get(), n, reads); }, o.common.warmup, o.common.reps);
             }))
             break;
         hpclab::cli::fail_if(std::memcmp(out.get(), ref.get(), n * sizeof(float)) != 0,
@@ -196,7 +196,9 @@ int concurrent(const Options& o, hpclab::Reporter& report) {
             makespan = std::max(makespan, e);
             busy += e - b;
             auto t = hpclab::Measurement::named("timeline", i);
-            t.extra = {{"streams", double(nstreams)}, {"stream", double(i % nstreams)}, {"start_us", b * 1e6},
+            t.extra = {{"streams", double(nstreams)},
+                       {"stream", double(i % nstreams)},
+                       {"start_us", b * 1e6},
                        {"end_us", e * 1e6}};
             if (report.json()) report.emit(t, "");
         }

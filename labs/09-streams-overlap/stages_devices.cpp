@@ -40,8 +40,10 @@ void peer_copies(const Options& o, hpclab::Reporter& report) {
     PinnedBuffer<char> staging(bytes, cudaHostAllocPortable);
     if (can) {
         const cudaError_t e = cudaDeviceEnablePeerAccess(1, 0);
-        if (e == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
-        else HPCLAB_CUDA_CHECK(e);
+        if (e == cudaErrorPeerAccessAlreadyEnabled)
+            cudaGetLastError();
+        else
+            HPCLAB_CUDA_CHECK(e);
     }
     Stream s;
     auto timed = [&](const std::function<void()>& work) {
@@ -56,7 +58,8 @@ void peer_copies(const Options& o, hpclab::Reporter& report) {
             },
             o.common.warmup, o.common.reps);
     };
-    const hpclab::Stats peer = timed([&] { HPCLAB_CUDA_CHECK(cudaMemcpyPeerAsync(dst.get(), 1, src.get(), 0, bytes, s)); });
+    const hpclab::Stats peer =
+        timed([&] { HPCLAB_CUDA_CHECK(cudaMemcpyPeerAsync(dst.get(), 1, src.get(), 0, bytes, s)); });
     const hpclab::Stats staged = timed([&] {
         HPCLAB_CUDA_CHECK(cudaMemcpyAsync(staging.get(), src.get(), bytes, cudaMemcpyDeviceToHost, s));
         HPCLAB_CUDA_CHECK(cudaMemcpyAsync(dst.get(), staging.get(), bytes, cudaMemcpyHostToDevice, s));
@@ -78,8 +81,8 @@ int every_gpu(const Options& o, hpclab::Reporter& report) {
     int skipped = 0;
     const int count = device_count();
     const int devices = o.devices == 0 ? count : o.devices;
-    hpclab::cli::fail_if(devices > count, format("--devices %d: this host has %d GPU%s", devices, count,
-                                                 count == 1 ? "" : "s"));
+    hpclab::cli::fail_if(devices > count,
+                         format("--devices %d: this host has %d GPU%s", devices, count, count == 1 ? "" : "s"));
     for (int d = 0; d < count; ++d) {
         const hpclab::cuda::DeviceInfo info = hpclab::cuda::device_info(d);
         std::string peers;
@@ -101,12 +104,12 @@ int every_gpu(const Options& o, hpclab::Reporter& report) {
     std::memcpy(in.get(), values.data(), n * sizeof(float));
     const std::size_t per_device = std::max<std::size_t>(1, std::min<std::size_t>(16, n / devices));
     hpclab::run_part("multi-GPU pipeline", &skipped, [&] {
-        const hpclab::Stats t1 = time_wall(
-            [&] { run_multi_gpu(in.get(), one.get(), n, o.heavy, 1, per_device, o.streams); }, o.common.warmup,
-            o.common.reps);
-        const hpclab::Stats tn = time_wall(
-            [&] { run_multi_gpu(in.get(), all.get(), n, o.heavy, devices, per_device, o.streams); },
-            o.common.warmup, o.common.reps);
+        const hpclab::Stats t1 =
+            time_wall([&] { run_multi_gpu(in.get(), one.get(), n, o.heavy, 1, per_device, o.streams); },
+                      o.common.warmup, o.common.reps);
+        const hpclab::Stats tn =
+            time_wall([&] { run_multi_gpu(in.get(), all.get(), n, o.heavy, devices, per_device, o.streams); },
+                      o.common.warmup, o.common.reps);
         hpclab::cli::fail_if(std::memcmp(one.get(), all.get(), n * sizeof(float)) != 0,
                              "the pipeline over every GPU differs from one GPU's result");
         auto m = hpclab::Measurement::named("multi_gpu", n);

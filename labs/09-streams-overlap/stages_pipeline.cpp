@@ -108,9 +108,9 @@ public:
         std::fill(out_.get(), out_.get() + n_, NAN);
         const hpclab::Stats s =
             time_wall([&] { run_pipeline(buffers(), c_.iterations, chunks, o_.streams); }, o_.common.warmup, reps);
-        hpclab::cli::fail_if(std::memcmp(out_.get(), serial_.get(), n_ * sizeof(float)) != 0,
-                             format("%s: the pipeline in %zu chunks differs from the serial result", c_.name,
-                                    chunks.size()));
+        hpclab::cli::fail_if(
+            std::memcmp(out_.get(), serial_.get(), n_ * sizeof(float)) != 0,
+            format("%s: the pipeline in %zu chunks differs from the serial result", c_.name, chunks.size()));
         return s;
     }
 
@@ -124,10 +124,13 @@ private:
 
 // The lower bound of a pipeline in m equal chunks whose parts take s, k, r
 // alone: the longest part runs end to end, and the other two are paid once
-// for the first chunk (fill) and the last (drain).
-double overlap_bound(double s, double k, double r, double m) {
+// for the first chunk (fill) and the last (drain). `both` is the time of
+// the whole send and receive at once (Luo's H(D_s, D_r), measured): when
+// one direction slows the other, no pipeline moves the data faster than
+// that, so it joins the longest part (both = 0 leaves it out).
+double overlap_bound(double s, double k, double r, double m, double both = 0) {
     const double longest = std::max({s, k, r});
-    return longest + (s + k + r - longest) / m;
+    return std::max(longest, both) + (s + k + r - longest) / m;
 }
 
 void one_case(const Options& o, const Case& c, hpclab::Reporter& report, int* skipped) {
@@ -135,17 +138,21 @@ void one_case(const Options& o, const Case& c, hpclab::Reporter& report, int* sk
     const double ts = b.part(0), tk = b.part(1), tr = b.part(2);
     double ts_both = 0, tr_both = 0;
     b.both_ways(&ts_both, &tr_both);
+    const double both = std::max(ts_both, tr_both);
     hpclab::Stats serial;
     if (!hpclab::run_part("serial", skipped, [&] { serial = b.serial(); })) return;
     {
         auto m = hpclab::Measurement::named(std::string("serial_") + c.name, b.n());
         m.seconds = serial;
-        m.extra = {{"iterations", double(c.iterations)}, {"send_s", ts}, {"kernel_s", tk}, {"recv_s", tr},
-                   {"send_both_s", ts_both}, {"recv_both_s", tr_both}};
+        m.extra = {{"iterations", double(c.iterations)},
+                   {"send_s", ts},
+                   {"kernel_s", tk},
+                   {"recv_s", tr},
+                   {"send_both_s", ts_both},
+                   {"recv_both_s", tr_both}};
         report.emit(m, format("%-9s serial %8.3f ms = send %.3f + kernel %.3f + receive %.3f ms (alone); "
                               "both ways at once: %.3f / %.3f ms",
-                              c.name, serial.median * 1e3, ts * 1e3, tk * 1e3, tr * 1e3, ts_both * 1e3,
-                              tr_both * 1e3));
+                              c.name, serial.median * 1e3, ts * 1e3, tk * 1e3, tr * 1e3, ts_both * 1e3, tr_both * 1e3));
     }
     // The sweep: 1, 2, 4, ... chunks.
     double best = 0;
@@ -155,12 +162,15 @@ void one_case(const Options& o, const Case& c, hpclab::Reporter& report, int* sk
     const bool swept = hpclab::run_part("the chunk sweep", skipped, [&] {
         for (std::size_t m = 1; m <= std::min(o.max_chunks, b.n()); m *= 2) {
             const hpclab::Stats s = b.pipelined(equal_chunks(b.n(), m), o.common.reps);
-            const double bound = overlap_bound(ts, tk, tr, double(m));
+            const double bound = overlap_bound(ts, tk, tr, double(m), both);
             auto row = hpclab::Measurement::named(std::string("sweep_") + c.name, m);
             row.seconds = s;
             row.ratio = bound / s.median;
             row.anchor = "the overlap bound";
-            row.extra = {{"chunks", double(m)}, {"bound_s", bound}, {"serial_s", serial.median}};
+            row.extra = {{"chunks", double(m)},
+                         {"bound_s", bound},
+                         {"bound_alone_s", overlap_bound(ts, tk, tr, double(m))},
+                         {"serial_s", serial.median}};
             report.emit(row, format("%-9s %6zu chunks %8.3f ms  bound %8.3f ms  (%.3f of the bound, %.2fx serial)",
                                     c.name, m, s.median * 1e3, bound * 1e3, row.ratio, serial.median / s.median));
             if (best == 0 || s.median < best) best = s.median, best_m = m;
@@ -169,7 +179,8 @@ void one_case(const Options& o, const Case& c, hpclab::Reporter& report, int* sk
     });
     if (!swept) return;
     {
-        const double bound = overlap_bound(ts, tk, tr, double(best_m));
+        const double bound = overlap_bound(ts, tk, tr, double(best_m), both);
+        const double alone = overlap_bound(ts, tk, tr, double(best_m));
         auto row = hpclab::Measurement::named(std::string("best_") + c.name, best_m);
         row.seconds.median = row.seconds.min = row.seconds.max = row.seconds.mean = best;
         row.seconds.count = 1;
@@ -178,12 +189,29 @@ void one_case(const Options& o, const Case& c, hpclab::Reporter& report, int* sk
         row.extra = {{"chunks", double(best_m)},
                      {"bound_s", bound},
                      {"time_over_bound", best / bound},
+                     {"bound_alone_s", alone},
+                     {"time_over_bound_alone", best / alone},
                      {"speedup_over_serial", serial.median / best},
                      {"most_chunks", double(last_m)},
                      {"most_chunks_over_serial", last_time / serial.median}};
-        report.emit(row, format("%-9s best: %zu chunks, %.3f ms = %.3fx its bound; %zu chunks take %.2fx the "
-                                "serial time",
-                                c.name, best_m, best * 1e3, best / bound, last_m, last_time / serial.median));
+        report.emit(row,
+                    format("%-9s best: %zu chunks, %.3f ms = %.3fx its bound (%.3fx the bound from each "
+                           "part alone); %zu chunks take %.2fx the serial time",
+                           c.name, best_m, best * 1e3, best / bound, best / alone, last_m, last_time / serial.median));
+    }
+    // The benchmark's configuration (--chunks equal chunks), as the grader times it.
+    if (std::strcmp(c.name, "kernel") == 0 && o.chunks <= b.n()) {
+        hpclab::run_part("the benchmark's chunking", skipped, [&] {
+            const hpclab::Stats s = b.pipelined(equal_chunks(b.n(), o.chunks), o.common.reps);
+            const double bound = overlap_bound(ts, tk, tr, double(o.chunks), both);
+            auto row = hpclab::Measurement::named("pipeline_kernel", o.chunks);
+            row.seconds = s;
+            row.ratio = bound / s.median;
+            row.anchor = "the overlap bound";
+            row.extra = {{"chunks", double(o.chunks)}, {"bound_s", bound}, {"serial_s", serial.median}};
+            report.emit(row, format("%-9s the benchmark: %zu chunks on %d streams %.3f ms, %.3f of the bound", c.name,
+                                    o.chunks, o.streams, s.median * 1e3, row.ratio));
+        });
     }
     // TPSM.
     hpclab::run_part("TPSM", skipped, [&] {
@@ -210,9 +238,9 @@ void one_case(const Options& o, const Case& c, hpclab::Reporter& report, int* sk
             row.ratio = best / s.median;
             row.anchor = "the sweep's best";
             row.extra = {{"chunks", double(chunks.size())}, {"parameter", parameter}, {"t_str_s", t_str}};
-            report.emit(row, format("%-9s TPSM %-9s %6zu chunks (%s %.3g) %8.3f ms: %.3fx the sweep's best",
-                                    c.name, how, chunks.size(), std::strcmp(how, "geometric") == 0 ? "a" : "m",
-                                    parameter, s.median * 1e3, s.median / best));
+            report.emit(row, format("%-9s TPSM %-9s %6zu chunks (%s %.3g) %8.3f ms: %.3fx the sweep's best", c.name,
+                                    how, chunks.size(), std::strcmp(how, "geometric") == 0 ? "a" : "m", parameter,
+                                    s.median * 1e3, s.median / best));
         };
         report.note(format("%-9s TPSM: %s, %s; t_str %.1f us per chunk", c.name, bound_name(cl.bound),
                            heavy_name(cl.heavy), t_str * 1e6));
@@ -227,9 +255,10 @@ void one_case(const Options& o, const Case& c, hpclab::Reporter& report, int* sk
         if (a >= 1) {
             emit("geometric", geometric_chunks(b.n(), first, a), a);
         } else {
-            report.note(format("%-9s TPSM geometric: a = %.3g < 1 (the kernel is shorter than the send): "
-                               "eq. 4.4 does not apply",
-                               c.name, a));
+            report.note(
+                format("%-9s TPSM geometric: a = %.3g < 1 (the kernel is shorter than the send): "
+                       "eq. 4.4 does not apply",
+                       c.name, a));
         }
         // Algorithm 1 on the measured time of m equal chunks.
         const double searched = three_point_search(
@@ -249,8 +278,7 @@ int pipelines(const Options& o, hpclab::Reporter& report) {
     int skipped = 0;
     hpclab::require_host_memory(hpclab::checked_bytes(o.n, 3 * sizeof(float)), "the pipeline's host buffers");
     hpclab::cuda::require_device_memory(hpclab::checked_bytes(o.n, 2 * sizeof(float)), "the pipeline");
-    report.note(format("pipelines: %zu floats (%.0f MiB) each way, %d streams", o.n, o.n * 4.0 / 1048576,
-                       o.streams));
+    report.note(format("pipelines: %zu floats (%.0f MiB) each way, %d streams", o.n, o.n * 4.0 / 1048576, o.streams));
     for (const Case& c : {Case{"transfer", 1}, Case{"kernel", o.heavy}}) one_case(o, c, report, &skipped);
     return skipped;
 }
@@ -264,8 +292,10 @@ int model(const Options& o, hpclab::Reporter& report) {
             double s, k, r;
         };
         // Luo's Table 4.1: shares of send, kernel and receive (Tesla C2075).
-        const Row rows[] = {{"linear filter", 3.7, 92.1, 4.2},       {"sepia filter", 14.2, 69.5, 16.3},
-                            {"black filter", 48.5, 45.3, 6.2},       {"matrix 358400x512x14", 11.9, 87.7, 0.4},
+        const Row rows[] = {{"linear filter", 3.7, 92.1, 4.2},
+                            {"sepia filter", 14.2, 69.5, 16.3},
+                            {"black filter", 48.5, 45.3, 6.2},
+                            {"matrix 358400x512x14", 11.9, 87.7, 0.4},
                             {"matrix 16384x4x7186", 0.6, 79.3, 20.1}};
         for (const Row& r : rows) {
             const Classification c = classify(r.s, r.k, r.r);

@@ -92,7 +92,8 @@ TEST(HiddenGpu, GeometricChunkingOverFiveStreams) {
     const std::size_t n = (std::size_t(1) << 20) + 3;
     const std::vector<float> in = t::logistic_input(n, 933);
     std::vector<Chunk> chunks;  // 1000, 2000, 4000, ... then the rest
-    for (std::size_t off = 0, size = 1000; off < n; off += size, size *= 2) chunks.push_back({off, std::min(size, n - off)});
+    for (std::size_t off = 0, size = 1000; off < n; off += size, size *= 2)
+        chunks.push_back({off, std::min(size, n - off)});
     EXPECT_TRUE(same_bits(t::pipelined(in, 11, chunks, 5), t::logistic_expected(in, 11)));
 }
 

@@ -35,8 +35,8 @@ void expect_equal_chunking(const std::vector<Chunk>& chunks, std::size_t n, std:
 
 TEST(EqualChunks, CoverOddSizesAndDifferByAtMostOne) {
     hpclab::Rng rng(901);
-    std::vector<std::pair<std::size_t, std::size_t>> cases = {
-        {1000003, 7}, {10, 3}, {5, 5}, {17, 1}, {(1u << 20) + 1, 64}, {1, 1}};
+    std::vector<std::pair<std::size_t, std::size_t>> cases = {{1000003, 7},         {10, 3}, {5, 5}, {17, 1},
+                                                              {(1u << 20) + 1, 64}, {1, 1}};
     for (int k = 0; k < 5; ++k) {
         const auto n = static_cast<std::size_t>(rng.uniform_int(1, 1 << 22));
         cases.push_back({n, static_cast<std::size_t>(rng.uniform_int(1, std::min<std::int64_t>(n, 10000)))});
