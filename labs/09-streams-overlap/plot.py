@@ -79,12 +79,14 @@ def chunks(rows, out):
     if len(cases) == 1:
         axes = [axes]
     for ax, case in zip(axes, cases):
-        sweep = sorted((r["chunks"], r["seconds"]["median"], r["bound_s"], r["serial_s"])
+        sweep = sorted((r["chunks"], r["seconds"]["median"], r["bound_s"], r["serial_s"], r.get("both_ways_s", 0))
                        for r in rows if r["name"] == "sweep_" + case)
         m = [s[0] for s in sweep]
         ax.plot(m, [1e3 * s[1] for s in sweep], marker="o", ms=3, label="pipeline (equal chunks)")
         ax.plot(m, [1e3 * s[2] for s in sweep], ls="--", label="bound: longest part + fill/drain")
         ax.axhline(1e3 * sweep[0][3], color="gray", ls=":", label="serial")
+        if sweep[0][4] > 0:
+            ax.axhline(1e3 * sweep[0][4], color="C3", ls="-.", lw=1, label="both whole transfers at once")
         for r in rows:
             if r["name"].startswith("tpsm_") and r["name"].endswith("_" + case):
                 ax.plot([r["chunks"]], [1e3 * r["seconds"]["median"]], marker="x", ms=8, ls="none",

@@ -124,13 +124,13 @@ private:
 
 // The lower bound of a pipeline in m equal chunks whose parts take s, k, r
 // alone: the longest part runs end to end, and the other two are paid once
-// for the first chunk (fill) and the last (drain). `both` is the time of
-// the whole send and receive at once (Luo's H(D_s, D_r), measured): when
-// one direction slows the other, no pipeline moves the data faster than
-// that, so it joins the longest part (both = 0 leaves it out).
-double overlap_bound(double s, double k, double r, double m, double both = 0) {
+// for the first chunk (fill) and the last (drain). It assumes each part
+// runs as fast beside the others as alone; where sending and receiving at
+// once slow each other (one host memory serves both), the driver reports
+// the time of both whole transfers at once beside it (Luo's H(D_s, D_r)).
+double overlap_bound(double s, double k, double r, double m) {
     const double longest = std::max({s, k, r});
-    return std::max(longest, both) + (s + k + r - longest) / m;
+    return longest + (s + k + r - longest) / m;
 }
 
 void one_case(const Options& o, const Case& c, hpclab::Reporter& report, int* skipped) {
@@ -162,15 +162,12 @@ void one_case(const Options& o, const Case& c, hpclab::Reporter& report, int* sk
     const bool swept = hpclab::run_part("the chunk sweep", skipped, [&] {
         for (std::size_t m = 1; m <= std::min(o.max_chunks, b.n()); m *= 2) {
             const hpclab::Stats s = b.pipelined(equal_chunks(b.n(), m), o.common.reps);
-            const double bound = overlap_bound(ts, tk, tr, double(m), both);
+            const double bound = overlap_bound(ts, tk, tr, double(m));
             auto row = hpclab::Measurement::named(std::string("sweep_") + c.name, m);
             row.seconds = s;
             row.ratio = bound / s.median;
             row.anchor = "the overlap bound";
-            row.extra = {{"chunks", double(m)},
-                         {"bound_s", bound},
-                         {"bound_alone_s", overlap_bound(ts, tk, tr, double(m))},
-                         {"serial_s", serial.median}};
+            row.extra = {{"chunks", double(m)}, {"bound_s", bound}, {"both_ways_s", both}, {"serial_s", serial.median}};
             report.emit(row, format("%-9s %6zu chunks %8.3f ms  bound %8.3f ms  (%.3f of the bound, %.2fx serial)",
                                     c.name, m, s.median * 1e3, bound * 1e3, row.ratio, serial.median / s.median));
             if (best == 0 || s.median < best) best = s.median, best_m = m;
@@ -179,31 +176,26 @@ void one_case(const Options& o, const Case& c, hpclab::Reporter& report, int* sk
     });
     if (!swept) return;
     {
-        const double bound = overlap_bound(ts, tk, tr, double(best_m), both);
-        const double alone = overlap_bound(ts, tk, tr, double(best_m));
+        const double bound = overlap_bound(ts, tk, tr, double(best_m));
         auto row = hpclab::Measurement::named(std::string("best_") + c.name, best_m);
         row.seconds.median = row.seconds.min = row.seconds.max = row.seconds.mean = best;
         row.seconds.count = 1;
         row.ratio = bound / best;
         row.anchor = "the overlap bound";
-        row.extra = {{"chunks", double(best_m)},
-                     {"bound_s", bound},
-                     {"time_over_bound", best / bound},
-                     {"bound_alone_s", alone},
-                     {"time_over_bound_alone", best / alone},
-                     {"speedup_over_serial", serial.median / best},
-                     {"most_chunks", double(last_m)},
-                     {"most_chunks_over_serial", last_time / serial.median}};
+        row.extra = {{"chunks", double(best_m)},           {"bound_s", bound},
+                     {"time_over_bound", best / bound},    {"both_ways_s", both},
+                     {"time_over_both_ways", best / both}, {"speedup_over_serial", serial.median / best},
+                     {"most_chunks", double(last_m)},      {"most_chunks_over_serial", last_time / serial.median}};
         report.emit(row,
-                    format("%-9s best: %zu chunks, %.3f ms = %.3fx its bound (%.3fx the bound from each "
-                           "part alone); %zu chunks take %.2fx the serial time",
-                           c.name, best_m, best * 1e3, best / bound, best / alone, last_m, last_time / serial.median));
+                    format("%-9s best: %zu chunks, %.3f ms = %.3fx its bound, %.3fx both transfers at once; "
+                           "%zu chunks take %.2fx the serial time",
+                           c.name, best_m, best * 1e3, best / bound, best / both, last_m, last_time / serial.median));
     }
     // The benchmark's configuration (--chunks equal chunks), as the grader times it.
     if (std::strcmp(c.name, "kernel") == 0 && o.chunks <= b.n()) {
         hpclab::run_part("the benchmark's chunking", skipped, [&] {
             const hpclab::Stats s = b.pipelined(equal_chunks(b.n(), o.chunks), o.common.reps);
-            const double bound = overlap_bound(ts, tk, tr, double(o.chunks), both);
+            const double bound = overlap_bound(ts, tk, tr, double(o.chunks));
             auto row = hpclab::Measurement::named("pipeline_kernel", o.chunks);
             row.seconds = s;
             row.ratio = bound / s.median;
