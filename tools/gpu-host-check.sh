@@ -26,7 +26,7 @@ for hidden in "$build"/labs/*-solution-hidden; do
           "$root/labs/$lab/lab.json")
   log="$out/hidden-$lab.log"
   if [ -n "$ranks" ]; then mpirun -np "$ranks" --oversubscribe "$hidden"; else "$hidden"; fi > "$log" 2>&1
-  echo "hidden $lab: exit $? ($(grep -c '^\[       OK \]' "$log") OK)"
+  echo "hidden $lab: exit $? ($(grep -c '\[       OK \]' "$log") OK)"
 done
 if [ "${SELFCHECK:-1}" != 0 ]; then
   gpu_labs=$(python3 -c '
