@@ -298,7 +298,9 @@ int main(int argc, char** argv) {
         kProgram);
     hpclab::cli::add_count(app, "--n", o.n, "pancakes (2 to 20; 11 is the lecture's run)", 0);
     hpclab::cli::add_count(app, "--budget", o.budget,
-                           "bytes of buffered neighbours per rank before they spill to files (0: no limit)", 0);
+                           "bytes of memory per rank for buffered neighbours, exchange buffers and bit arrays; the "
+                           "rest goes to files in --spill-dir (0: no limit)",
+                           0);
     app.add_option("--spill-dir", o.spill_dir, "where spill files go")->capture_default_str();
     app.add_option("--start", o.start, "the start stack: sorted, or random (from --seed)")
         ->check(CLI::IsMember({"sorted", "random"}))
