@@ -237,12 +237,15 @@ std::vector<lab08::Period> periods_for(const std::vector<lab08::PeriodCounts>& c
     std::vector<lab08::Period> out;
     for (const auto& pc : counts) {
         lab08::Period p;
+        const double issue = latency_of(c, lab08::Op::imad, 4);  // one instruction after the other
+        // The loads of a period are independent: issued back to back and
+        // waited for together, the shared ones (the LSU pipelines them) as
+        // the global ones. Only the arithmetic is a chain of latencies.
+        const double shared = pc.shared > 0 ? latency_of(c, lab08::Op::shared_load, 30) + (pc.shared - 1) * issue : 0;
         p.compute = pc.fadd * latency_of(c, lab08::Op::fadd, 4) + pc.ffma * latency_of(c, lab08::Op::ffma, 4) +
-                    pc.imad * latency_of(c, lab08::Op::imad, 4) + pc.sfu * latency_of(c, lab08::Op::sfu, 16) +
-                    pc.shared * latency_of(c, lab08::Op::shared_load, 30);
+                    pc.imad * latency_of(c, lab08::Op::imad, 4) + pc.sfu * latency_of(c, lab08::Op::sfu, 16) + shared;
         const double lat = pc.level == lab08::Level::l2 ? (c.l2 > 0 ? c.l2 : 250) : (c.hbm > 0 ? c.hbm : 700);
-        // the loads of a period are issued back to back and waited for together
-        p.memory = pc.loads > 0 ? lat + (pc.loads - 1) * latency_of(c, lab08::Op::imad, 4) : 0;
+        p.memory = pc.loads > 0 ? lat + (pc.loads - 1) * issue : 0;
         p.repeat = pc.repeat;
         out.push_back(p);
     }
@@ -251,7 +254,7 @@ std::vector<lab08::Period> periods_for(const std::vector<lab08::PeriodCounts>& c
 
 // The work of the whole launch, from the per-thread counts.
 lab08::KernelWork work_of(const std::vector<lab08::PeriodCounts>& counts, long long blocks, int warps_per_block,
-                          double dram_bytes) {
+                          double l2_bytes, double dram_bytes) {
     const double warps = double(blocks) * warps_per_block;
     lab08::KernelWork w;
     w.blocks = double(blocks);
@@ -261,6 +264,7 @@ lab08::KernelWork work_of(const std::vector<lab08::PeriodCounts>& counts, long l
         w.lsu_lines += r * warps * (pc.shared + double(pc.loads + pc.stores) * pc.lines_per_access);
         w.sfu_instructions += r * warps * pc.sfu;
     }
+    w.l2_bytes = l2_bytes;
     w.dram_bytes = dram_bytes;
     return w;
 }
@@ -291,6 +295,7 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
     rates.clock_ghz = costs.clock_ghz;
     rates.launch_seconds = lab08::measure_launch_seconds(o.common.reps);
     rates.blocks_per_second = lab08::measure_blocks_per_second(o.common.reps);
+    rates.l2_gbps = lab08::measure_l2_gbps(o.common.reps);
     rates.dram_gbps = costs.copy_gbps > 0 ? costs.copy_gbps : hpclab::cuda::measure_copy_gbps(256 << 20, 5);
     const double fp32 = costs.fp32_gflops > 0 ? costs.fp32_gflops : info.peak_fp32_gflops();
     {
@@ -299,6 +304,7 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                    {"launch_seconds", rates.launch_seconds},
                    {"blocks_per_second", rates.blocks_per_second},
                    {"copy_gbps", rates.dram_gbps},
+                   {"l2_gbps", rates.l2_gbps},
                    {"fp32_gflops", fp32},
                    {"l2_cycles", costs.l2},
                    {"hbm_cycles", costs.hbm}};
@@ -306,9 +312,10 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
             m, format("\nmodel against measured times: SM clock %.3f GHz under load, launch %.2f us, copy %.0f GB/s, "
                       "FFMA %.0f GFLOP/s",
                       rates.clock_ghz, rates.launch_seconds * 1e6, rates.dram_gbps, fp32));
-        report.note(format("blocks started: %.0f a microsecond", rates.blocks_per_second / 1e6));
+        report.note(format("blocks started: %.0f a microsecond; L2 to the SMs %.0f GB/s", rates.blocks_per_second / 1e6,
+                           rates.l2_gbps));
         report.note(
-            "refined = launch + max(Luo, issue, LSU, SFU, DRAM, blocks); P_acc of both (Luo alone in brackets)");
+            "refined = launch + max(Luo, issue, LSU, SFU, L2, DRAM, blocks); P_acc of both (Luo alone in brackets)");
     }
     for (const auto& vk : lab08::validation_kernels()) {
         if (o.kernel != "all" && o.kernel != vk.name) continue;
@@ -354,8 +361,10 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                     const auto pred = lab08::predict(periods, mem, cp, launch);
                     const double bytes = lab08::validation_bytes(vk.name, size),
                                  flops = lab08::validation_flops(vk.name, size);
-                    const auto refined =
-                        lab08::refine(pred.seconds, work_of(counts, blocks, launch.warps_per_block, bytes), rates);
+                    const auto refined = lab08::refine(pred.seconds,
+                                                       work_of(counts, blocks, launch.warps_per_block,
+                                                               lab08::validation_l2_bytes(vk.name, size), bytes),
+                                                       rates);
                     acc.luo.push_back(lab08::p_acc(s.median, pred.seconds));
                     acc.refined.push_back(lab08::p_acc(s.median, refined.seconds));
                     const double intensity = bytes > 0 ? flops / bytes : 0;
@@ -374,6 +383,7 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                                {"issue_seconds", refined.issue},
                                {"lsu_seconds", refined.lsu},
                                {"sfu_seconds", refined.sfu},
+                               {"l2_seconds", refined.l2},
                                {"dram_seconds", refined.dram},
                                {"blocks_seconds", refined.blocks},
                                {"launch_seconds", refined.launch},

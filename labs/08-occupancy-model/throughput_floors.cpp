@@ -9,10 +9,11 @@ namespace lab08 {
 
 RefinedPrediction refine(double luo_seconds, const KernelWork& work, const MachineRates& rates) {
     if (rates.sm_count < 1 || !(rates.clock_ghz > 0) || !(rates.issue_per_sm > 0) || !(rates.lsu_per_sm > 0) ||
-        !(rates.sfu_per_sm > 0) || !(rates.dram_gbps > 0) || !(rates.blocks_per_second > 0) || rates.launch_seconds < 0)
+        !(rates.sfu_per_sm > 0) || !(rates.l2_gbps > 0) || !(rates.dram_gbps > 0) || !(rates.blocks_per_second > 0) ||
+        rates.launch_seconds < 0)
         throw std::invalid_argument("refine: every rate must be > 0 and the launch time >= 0");
     if (luo_seconds < 0 || work.warp_instructions < 0 || work.lsu_lines < 0 || work.sfu_instructions < 0 ||
-        work.dram_bytes < 0 || work.blocks < 0)
+        work.l2_bytes < 0 || work.dram_bytes < 0 || work.blocks < 0)
         throw std::invalid_argument("refine: times and amounts of work must be >= 0");
     const double cycles_per_second = rates.clock_ghz * 1e9 * rates.sm_count;  // all SMs together
     RefinedPrediction r;
@@ -20,11 +21,13 @@ RefinedPrediction refine(double luo_seconds, const KernelWork& work, const Machi
     r.issue = work.warp_instructions / (rates.issue_per_sm * cycles_per_second);
     r.lsu = work.lsu_lines / (rates.lsu_per_sm * cycles_per_second);
     r.sfu = work.sfu_instructions / (rates.sfu_per_sm * cycles_per_second);
+    r.l2 = work.l2_bytes / (rates.l2_gbps * 1e9);
     r.dram = work.dram_bytes / (rates.dram_gbps * 1e9);
     r.blocks = work.blocks / rates.blocks_per_second;
     r.launch = rates.launch_seconds;
-    const std::pair<double, const char*> terms[] = {{r.luo, "luo"}, {r.issue, "issue"}, {r.lsu, "lsu"},
-                                                    {r.sfu, "sfu"}, {r.dram, "dram"},   {r.blocks, "blocks"}};
+    const std::pair<double, const char*> terms[] = {{r.luo, "luo"},      {r.issue, "issue"}, {r.lsu, "lsu"},
+                                                    {r.sfu, "sfu"},      {r.l2, "l2"},       {r.dram, "dram"},
+                                                    {r.blocks, "blocks"}};
     double largest = -1;
     for (const auto& [seconds, name] : terms)
         if (seconds > largest) largest = seconds, r.bound = name;

@@ -110,6 +110,21 @@ __global__ void fill_uniform(float* x, long long n, unsigned seed) {
 
 __global__ void empty_kernel() {}
 
+// Four independent 16-byte loads in flight per thread, cached in L2 only
+// (ld.global.cg), so the L1 cannot answer them. n is a multiple of four
+// times the grid's threads.
+__global__ void l2_read(const float4* __restrict__ window, long long n, int rounds, float* sink) {
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    float s = 0;
+    for (int r = 0; r < rounds; ++r)
+        for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += 4 * stride) {
+            const float4 a = __ldcg(window + i), b = __ldcg(window + i + stride), c = __ldcg(window + i + 2 * stride),
+                         d = __ldcg(window + i + 3 * stride);
+            s += a.x + b.y + c.z + d.w;
+        }
+    if (s == -1.0f) *sink = s;  // never true for the zeros read: keeps the loads
+}
+
 __global__ void spin(long long cycles, long long* spun) {
     const long long start = clock64();
     long long now = start;
@@ -167,9 +182,11 @@ std::vector<PeriodCounts> validation_counts(const std::string& name, long long s
         return {load, work};
     } else if (name == "tiled_matmul") {
         // per tile: two global loads stored to shared, two barriers, then
-        // kMatTile FMAs each reading two shared words.
-        load.imad = 4, load.loads = 2, load.level = Level::l2;
-        work.ffma = kMatTile, work.shared = 2 * kMatTile + 2;
+        // kMatTile FMAs each reading two shared words. The SASS reads A's
+        // row four words at a time (LDS.128): ncu counts 30.6 LSU wavefronts
+        // and 66 warp instructions a tile (hand count: 36 shared, 56 in all).
+        load.imad = 20, load.loads = 2, load.level = Level::l2;
+        work.ffma = kMatTile, work.shared = 28;
         const int tiles = static_cast<int>((size + kMatTile - 1) / kMatTile);
         // the two alternate: load, work, load, work...
         std::vector<PeriodCounts> v;
@@ -208,6 +225,25 @@ double validation_bytes(const std::string& name, long long size) {
     // 32-byte write back: 128 bytes for 8 the kernel asked for.
     if (name == "strided_copy") return 128.0 * std::ceil(n / kStride);
     throw std::invalid_argument("unknown validation kernel '" + name + "'");
+}
+
+double validation_l2_bytes(const std::string& name, long long size) {
+    const double n = static_cast<double>(size);
+    if (name == "matrix" || name == "naive_matmul") {
+        // Without L1 hits a warp's step k reads a 32-byte sector of A (one
+        // word, broadcast) and 128 bytes of B: 5 n^3 bytes. The L1 answers
+        // part of it; the model has no cache simulation, so the bytes per
+        // n^3 at the sizes validated come from Nsight Compute
+        // (lts__t_sectors_srcunit_tex x 32 at 256 threads a block: 2.32,
+        // 3.52, 3.21) divided by 1.5: on the H100 ncu counts exactly 1.5
+        // sectors for each sector that measure_l2_gbps reads (the L2's two
+        // halves: a read from the far half is counted in both).
+        const double per_n3 = size == 1024 ? 1.55 : size == 2048 ? 2.35 : size == 4096 ? 2.14 : 5.0;
+        return per_n3 * n * n * n;
+    }
+    // A and B come from L2 once per tile: n / kMatTile times 2 n^2 words.
+    if (name == "tiled_matmul") return 4.0 * 2 * n * n * n / kMatTile;
+    return validation_bytes(name, size);  // streaming: every byte passes the L2 once
 }
 
 double validation_flops(const std::string& name, long long size) {
@@ -277,6 +313,27 @@ double measure_sm_clock_ghz() {
     long long done = 0;
     spun.copy_to_host(&done, 1);
     return static_cast<double>(done) / seconds / 1e9;
+}
+
+double measure_l2_gbps(int reps) {
+    int l2 = 0, sms = 0;
+    HPCLAB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    HPCLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const int rounds = 64, threads = 256;
+    const unsigned blocks = static_cast<unsigned>(sms) * 4;
+    const long long chunk = 4LL * blocks * threads;                  // float4s the grid reads in one step
+    const long long read = l2 / 2 / sizeof(float4) / chunk * chunk;  // about half the L2
+    hpclab::cuda::DeviceBuffer<float4> window(static_cast<std::size_t>(read));
+    hpclab::cuda::DeviceBuffer<float> sink(1);
+    HPCLAB_CUDA_CHECK(cudaMemset(window.get(), 0, read * sizeof(float4)));
+    const double seconds = hpclab::cuda::time_events(
+                               [&] {
+                                   l2_read<<<blocks, threads>>>(window.get(), read, rounds, sink.get());
+                                   HPCLAB_CUDA_CHECK_LAUNCH();
+                               },
+                               2, std::max(reps, 5))
+                               .median;
+    return static_cast<double>(read) * sizeof(float4) * rounds / seconds / 1e9;
 }
 
 long long launch_validation(const ValidationBuffers& b, int threads) {

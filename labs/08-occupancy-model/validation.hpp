@@ -44,6 +44,9 @@ std::vector<ValidationKernel> validation_kernels();
 double measure_launch_seconds(int reps);
 double measure_blocks_per_second(int reps);  // an empty kernel of 2^20 one-warp blocks
 double measure_sm_clock_ghz();
+// Bytes a second the L2 delivers to all SMs: every SM reads a window of half
+// the L2 over and over, 16 bytes a load.
+double measure_l2_gbps(int reps);
 
 // The model's periods for `name` at problem size `size` (some kernels loop
 // over the size).
@@ -51,6 +54,8 @@ std::vector<PeriodCounts> validation_counts(const std::string& name, long long s
 
 // Bytes moved and flops of one run (for the roofline).
 double validation_bytes(const std::string& name, long long size);
+// Bytes the L2 sends to the SMs in one run (the L1's misses).
+double validation_l2_bytes(const std::string& name, long long size);
 double validation_flops(const std::string& name, long long size);
 
 // The device buffers of one kernel at one size: inputs filled on the device
