@@ -143,10 +143,11 @@ def grade_one(lab, roster, out, name, a, jobs):
     os.makedirs(sdir, exist_ok=True)
     results = os.path.join(sdir, gradebook.RESULTS)
     log = os.path.join(sdir, gradebook.LOG)
-    own_limit = max(a.student_timeout - OWN_LIMIT_MARGIN_S, a.student_timeout * 0.8)
+    own_limit = a.student_timeout - OWN_LIMIT_MARGIN_S
     cmd = [sys.executable, REAPER, "--timeout", repr(a.student_timeout), "--",
            sys.executable, GRADE, lab, "--submission", os.path.join(roster, name), "--out", results,
-           "--jobs", str(jobs), "--time-limit", repr(own_limit)] + (["--no-perf"] if a.no_perf else [])
+           "--jobs", str(jobs)] + (["--time-limit", repr(own_limit)] if own_limit >= OWN_LIMIT_MARGIN_S else []) \
+        + (["--no-perf"] if a.no_perf else [])
     t0 = time.time()
     with open(log, "wb") as f:
         # The reaper is a new session of its own: the class run's Ctrl-C
