@@ -1,0 +1,173 @@
+"""Gradescope's autograder package for one lab, and its run_autograder.
+
+grading/gradescope/build LAB OUT.zip writes a zip with, at its root,
+  setup.sh         Gradescope runs it once, as root, when the image is built:
+                   installs .ci/packages.txt's Debian packages (tools/install-packages)
+  run_autograder   Gradescope runs it for every submission: grades
+                   /autograder/submission, writes /autograder/results/results.json
+  hpc-labs/        the part of this repository the lab's grade needs (the
+                   build inputs, labs/LAB, solutions/LAB, grading/hidden/LAB,
+                   the grader)
+  gradescope.json  the lab, and whether it needs a GPU
+Gradescope unpacks the zip into /autograder/source. HPCGRADE_AUTOGRADER_ROOT
+replaces /autograder (the tests lay out a temporary directory like it).
+
+Gradescope has no GPU: a CUDA lab's package grades what runs on a CPU and
+reports the GPU parts as not run here (the grader's own outcome), with a line
+that points to the GPU host (grading/slurm/). Hostility: bubblewrap usually
+cannot create namespaces inside Gradescope's container, so the grader falls
+back to resource limits, an unprivileged uid and seccomp; run_autograder
+makes the reference solutions and hidden tests readable by root only
+(grading/README.md states what is left).
+"""
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+from . import manifest, release, report
+
+CONFIG = "gradescope.json"
+TREE = "hpc-labs"
+# Parts of the repository every lab's grade needs, beside the lab's own.
+GRADER = ("grading/grade", "grading/hpcgrade/", ".ci/packages.txt", "tools/install-packages")
+# What the submission must not read; root-only in the package.
+SECRET = ("solutions", os.path.join("grading", "hidden"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+TEMPLATES = os.path.join(os.path.dirname(HERE), "gradescope")
+GPU_NOTE = ("Gradescope gives no GPU: this package grades the parts of %s that run on a CPU; the GPU parts are "
+            "reported as not run here and are graded on the course's GPU host (grading/slurm/).")
+
+
+def wanted(rel, lab):
+    """Whether the repository file REL goes into LAB's package."""
+    if rel in manifest.BUILD_FILES or rel in GRADER:
+        return True
+    prefixes = [d + "/" for d in manifest.BUILD_DIRS] + [g for g in GRADER if g.endswith("/")] + [
+        "labs/%s/" % lab, "solutions/%s/" % lab, "grading/hidden/%s/" % lab]
+    return rel.startswith(tuple(prefixes)) and "/__pycache__/" not in rel
+
+
+def build(root, lab, zip_path, perf=True):
+    """Write LAB's package to ZIP_PATH; returns the lines to print. PERF
+    False: the speed is not timed (a shared Gradescope machine is noisy)."""
+    m = manifest.check_grading_fields(manifest.load(root, lab))
+    files = [rel for rel in release.tree_files(root) if wanted(rel, lab)]
+    config = {"lab": lab, "needs_gpu": bool(m["needs_gpu"]), "perf": perf}
+    tmp = zip_path + ".tmp"
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+        for name in ("setup.sh", "run_autograder"):
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFREG | 0o755) << 16
+            with open(os.path.join(TEMPLATES, name), "rb") as f:
+                z.writestr(info, f.read(), zipfile.ZIP_DEFLATED)
+        z.writestr(CONFIG, json.dumps(config, indent=2) + "\n")
+        for rel in files:
+            z.write(os.path.join(root, rel), TREE + "/" + rel)
+    os.replace(tmp, zip_path)
+    lines = ["%s: %d files, %d KiB" % (zip_path, len(files) + 3, os.path.getsize(zip_path) // 1024)]
+    if config["needs_gpu"]:
+        lines.append(GPU_NOTE % lab)
+    return lines
+
+
+def find_student_dir(submission, lab, student_files):
+    """Where in SUBMISSION the student files are: a whole repository
+    (labs/LAB/student/), a lab folder, the files themselves, or one folder
+    down (an uploaded zip of a folder). SUBMISSION itself when none is found
+    (the grade then reports the files as missing)."""
+    candidates = [os.path.join(submission, "labs", lab), submission]
+    for base, dirs, _ in os.walk(submission):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        if base[len(submission):].count(os.sep) >= 3:
+            dirs[:] = []
+        candidates.append(base)
+    for c in candidates:
+        for d in (c, os.path.join(c, manifest.STUDENT_DIR)):
+            if any(os.path.isfile(os.path.join(d, f)) for f in student_files):
+                return d
+    return submission
+
+
+def hide_secrets(tree):
+    """Reference solutions and hidden tests: root only. The grader (root)
+    copies them; the submission runs as another uid."""
+    for rel in SECRET:
+        path = os.path.join(tree, rel)
+        if os.path.isdir(path):
+            os.chmod(path, 0o700)
+
+
+def failed_results(lab, why, output=""):
+    """results.json when the grader could not report (Gradescope shows this)."""
+    return {"score": 0.0, "execution_time": 0.0, "tests": [],
+            "output": "%s: the autograder failed: %s\n%s" % (lab, why, output[-4000:]),
+            "extra_data": {"lab": lab, "autograder_error": why}}
+
+
+def run_autograder(autograder):
+    """Grade AUTOGRADER/submission into AUTOGRADER/results/results.json."""
+    source = os.path.join(autograder, "source")
+    with open(os.path.join(source, CONFIG)) as f:
+        config = json.load(f)
+    lab, tree = config["lab"], os.path.join(source, TREE)
+    results = os.path.join(autograder, "results", "results.json")
+    os.makedirs(os.path.dirname(results), exist_ok=True)
+    if os.geteuid() == 0:
+        hide_secrets(tree)
+    submission = find_student_dir(os.path.join(autograder, "submission"), lab, manifest.student_files(tree, lab))
+    work = tempfile.mkdtemp(prefix="gradescope-")
+    out = os.path.join(work, "results.json")
+    # Gradescope's containers are small: 2 jobs keep a grade within them.
+    p = subprocess.run([sys.executable, os.path.join(tree, "grading", "grade"), lab, "--submission", submission,
+                        "--out", out, "--jobs", os.environ.get("HPCGRADE_JOBS", "2")]
+                       + ([] if config.get("perf", True) else ["--no-perf"]),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    text = p.stdout.decode("utf-8", "replace")
+    print(text)
+    try:
+        with open(out) as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        data = failed_results(lab, "no results (exit status %d, %s)" % (p.returncode, e), text)
+    if config.get("needs_gpu"):
+        data["output"] = GPU_NOTE % lab + "\n" + data.get("output", "")
+    report.write_atomic(results, data)
+    os.chmod(results, 0o644)
+    shutil.rmtree(work, ignore_errors=True)
+    print("results: %s" % results)
+    return 0
+
+
+def build_main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    perf = "--no-perf" not in argv
+    argv = [a for a in argv if a != "--no-perf"]
+    if len(argv) != 2 or argv[0].startswith("-"):
+        print("usage: grading/gradescope/build LAB OUT.zip [--no-perf]", file=sys.stderr)
+        return 2
+    root = manifest.repo_root()
+    try:
+        lab = manifest.resolve_lab(root, argv[0])
+    except manifest.ManifestError as e:
+        print("grading/gradescope/build: error: %s" % e, file=sys.stderr)
+        return 2
+    if not os.path.isdir(os.path.join(root, "solutions", lab)):
+        print("grading/gradescope/build: error: no solutions/%s here (a student release cannot grade)" % lab,
+              file=sys.stderr)
+        return 2
+    why = report.unwritable(argv[1])
+    if why or not argv[1].endswith(".zip"):
+        print("grading/gradescope/build: error: cannot write %s: %s" % (argv[1], why or "the name must end in .zip"),
+              file=sys.stderr)
+        return 2
+    print("\n".join(build(root, lab, os.path.abspath(argv[1]), perf)))
+    return 0
+
+
+def run_main():
+    return run_autograder(os.environ.get("HPCGRADE_AUTOGRADER_ROOT", "/autograder"))
