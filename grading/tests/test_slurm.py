@@ -19,7 +19,7 @@ import unittest
 
 from helpers import GRADING, ROOT
 
-from hpcgrade import manifest, selfcheck
+from hpcgrade import manifest, selfcheck, slurm
 
 LAB = "01-sorting"
 MUTANT = "merge-off-by-one"
@@ -37,6 +37,47 @@ def run(cmd, env, timeout):
 def gradebook(path):
     with open(path, newline="", encoding="utf-8") as f:
         return {row["student"]: row for row in csv.DictReader(f)}
+
+
+class Requests(unittest.TestCase):
+    """What an array task asks Slurm for, from lab.json (no cluster needed)."""
+
+    def test_from_lab_json(self):
+        sorting, bucket = manifest.load(ROOT, "01-sorting"), manifest.load(ROOT, "02-bucket-sort")
+        self.assertEqual(slurm.task_request(sorting, 4, 1800, 1),
+                         {"cpus": 2, "mem_mb": 6 * 1024, "gpus": 0, "minutes": 30 + slurm.MARGIN_MINUTES})
+        # MPI: a CPU for each rank of the largest rank count the tests use.
+        self.assertEqual(slurm.task_request(bucket, 4, 600, 3)["cpus"], 4)
+        self.assertEqual(slurm.task_request(bucket, 4, 600, 3)["minutes"], 30 + slurm.MARGIN_MINUTES)
+        gpu_labs = [lab for lab in manifest.list_labs(ROOT) if manifest.load(ROOT, lab)["needs_gpu"]]
+        self.assertTrue(gpu_labs)
+        for lab in gpu_labs:
+            self.assertEqual(slurm.task_request(manifest.load(ROOT, lab), 4, 60, 1)["gpus"], 1, lab)
+
+    def test_sinfo_and_fit(self):
+        largest = slurm.parse_sinfo("2 7800 (null)\n64+ 512000 gpu:h100:4(S:0-1)\n")
+        self.assertEqual(largest, {"cpus": 64, "mem_mb": 512000, "gpus": 4})
+        small = slurm.parse_sinfo("2 3000 (null)\n")
+        fitted, notes = slurm.fit({"cpus": 4, "mem_mb": 8192, "gpus": 0, "minutes": 40}, small)
+        self.assertEqual(fitted, {"cpus": 2, "mem_mb": 3000, "gpus": 0, "minutes": 40})
+        self.assertEqual(len(notes), 2)
+        self.assertEqual(slurm.fit(fitted, small), (fitted, []))
+
+    def test_usage_errors_are_one_line(self):
+        tmp = tempfile.mkdtemp(prefix="hpcgrade-slurm-usage-")
+        self.addCleanup(shutil.rmtree, tmp)
+        empty = os.path.join(tmp, "empty")
+        os.mkdir(empty)
+        front = [sys.executable, os.path.join(GRADING, "slurm", "grade-class-slurm")]
+        for args, why in ((["99", empty], "unknown lab"), (["01", os.path.join(tmp, "none")], "roster directory not"),
+                          (["01", empty], "no student sub-directories")):
+            code, out = run(front + args + ["--out", os.path.join(tmp, "out")], dict(os.environ), 60)
+            self.assertEqual(code, 2, out)
+            self.assertEqual(len(out.strip().splitlines()), 1, out)
+            self.assertIn(why, out)
+        code, out = run(front + ["01", empty, "--out", tmp, "--batch", "0"], dict(os.environ), 60)
+        self.assertEqual(code, 2, out)
+        self.assertIn("must be at least 1", out)
 
 
 class SlurmArray(unittest.TestCase):
