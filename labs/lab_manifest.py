@@ -240,7 +240,8 @@ FIGURE_SCHEMA = {
         "label": "the legend's text: a str.format template of the series' values ({0}, {1}...); "
                  "bar with a list of y: one label each",
         "style": "line (default), dashed, dotted, points, bar, hline, vline or segments",
-        "ref": "{field: value}: the reference row of each series, named ref in expressions (ref.seconds.median)",
+        "ref": "{field: value}: the reference row within each series, named ref in expressions "
+               "(ref.seconds.median); a series without one is not drawn",
         "best": "an expression: keep only the row of each series where it is largest",
         "reduce": "hline, vline: one line for max, min, first, last or mean of the rows' values",
         "repeat": "vline: a line at every multiple of the value, up to the panel's largest x",
@@ -480,6 +481,7 @@ def meson_lines(data):
         line("hidden_tests", data["tests"]["hidden"]["sources"]),
         line("mpi_ranks", data["mpi_ranks"]),
         line("test_main", [data["test_main"]]),
+        line("figures", [f["file"] for f in data["figures"]]),
     ]
     for check in data["driver_checks"]:
         expect = check.get("expect", "pass")

@@ -6,6 +6,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only: no display on a build machine
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import ticker  # noqa: E402
 
 from lab_manifest import figure_panels  # noqa: E402
 
@@ -49,6 +50,8 @@ def _axis(ax, which, spec):
     log = spec.get("log", False)
     if log is not False:
         set_scale("log", base=2 if log == 2 else 10)
+        if log == 2:  # 1, 2, 4, 8 ranks read better than 2^0, 2^1, 2^2
+            (ax.xaxis if which == "x" else ax.yaxis).set_major_formatter(ticker.FuncFormatter(lambda v, _: "%g" % v))
     if "min" in spec or "max" in spec:
         set_lim(spec.get("min"), spec.get("max"))
 
@@ -57,11 +60,11 @@ def _numeric(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def draw_panel(ax, panel, rows, all_rows, title):
+def draw_panel(ax, panel, rows, title):
     """Draw PANEL's layers on AX; return how many series had points."""
     drawn, colour, xs_seen, later = 0, 0, [], []
     bars = [(layer, s) for layer in panel["layers"] if layer.get("style") == "bar"
-            for s in series_of(layer, rows, all_rows, choose_x(layer, selected(layer, rows)))]
+            for s in series_of(layer, rows, choose_x(layer, selected(layer, rows)))]
     categories = []
     for _, s in bars:
         for x, _, _ in s.points:
@@ -92,7 +95,7 @@ def draw_panel(ax, panel, rows, all_rows, title):
         if style == "bar":
             continue
         x_text = choose_x(layer, selected(layer, rows))
-        for s in series_of(layer, rows, all_rows, x_text):
+        for s in series_of(layer, rows, x_text):
             c = "C%d" % (colour % 10)
             colour += 1
             if style in ("hline", "vline"):
@@ -159,7 +162,7 @@ def draw_figure(figure, rows, path):
     drawn = 0
     for ax, (panel, mine, title) in zip(axes.flat, panels):
         one = len(panels) == 1
-        drawn += draw_panel(ax, panel, mine, rows, title or (figure.get("title", "") if one else ""))
+        drawn += draw_panel(ax, panel, mine, title or (figure.get("title", "") if one else ""))
     for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
     if len(panels) > 1 and figure.get("title"):

@@ -93,9 +93,8 @@ def choose_x(layer, rows):
     return candidates[0] if candidates else None
 
 
-def series_of(layer, rows, all_rows, x_text=None):
-    """LAYER's series over ROWS (already limited to the panel or facet).
-    ALL_ROWS: where a reference row is looked for when its series has none."""
+def series_of(layer, rows, x_text=None):
+    """LAYER's series over ROWS (already limited to the panel or facet)."""
     rows = selected(layer, rows)
     groups = {}
     for row in rows:
@@ -120,8 +119,7 @@ def series_of(layer, rows, all_rows, x_text=None):
         ref = None
         if "ref" in layer:
             ref = next((r for r in members if matches(r, layer["ref"])), None)
-            ref = ref or next((r for r in all_rows if matches(r, layer["ref"])), None)
-            if ref is None:
+            if ref is None:  # a series without its reference row has no relative values
                 continue
         s = Series(key, _label(layer, key))
         for row in members:
