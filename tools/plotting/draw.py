@@ -50,10 +50,19 @@ def _axis(ax, which, spec):
     log = spec.get("log", False)
     if log is not False:
         set_scale("log", base=2 if log == 2 else 10)
-        if log == 2:  # 1, 2, 4, 8 ranks read better than 2^0, 2^1, 2^2
-            (ax.xaxis if which == "x" else ax.yaxis).set_major_formatter(ticker.FuncFormatter(lambda v, _: "%g" % v))
+        if log == 2:  # 1, 2, 4, 8 ranks read better than 2^0, 2^1, 2^2; 2^20 bytes better than 1.04858e+06
+            (ax.xaxis if which == "x" else ax.yaxis).set_major_formatter(ticker.FuncFormatter(_power_of_two))
     if "min" in spec or "max" in spec:
         set_lim(spec.get("min"), spec.get("max"))
+
+
+def _power_of_two(v, _):
+    if v <= 0:
+        return ""
+    if v < 1e4:
+        return "%g" % v
+    k = math.log2(v)
+    return "$2^{%d}$" % round(k) if abs(k - round(k)) < 1e-9 else "%.3g" % v
 
 
 def _numeric(v):
@@ -111,6 +120,8 @@ def draw_panel(ax, panel, rows, title):
             if not points:
                 continue
             ls, marker = LINE_STYLES[style]
+            if "curve" in layer:  # a function drawn at 200 points: a line, no markers
+                marker = None
             ax.plot([p[0] for p in points], [p[1] for p in points], linestyle=ls, marker=marker, ms=4, color=c,
                     label=s.label or None)
             xs_seen += [p[0] for p in points]
