@@ -220,6 +220,7 @@ FIGURE_SCHEMA = {
         "file": "the PNG's name, written into the output folder",
         "title": "the figure's title",
         "size": "[width, height] of one panel in inches (default [6, 4])",
+        "columns": "panels per row (default: up to 3)",
         "panels": "a list of panels side by side (or a panel's keys directly in the figure)",
     },
     "panel": {
@@ -389,6 +390,9 @@ def check_figures(figures, where):
         size = figure.get("size", [6, 4])
         if not (isinstance(size, list) and len(size) == 2 and all(isinstance(v, (int, float)) and v > 0 for v in size)):
             raise ManifestError("%s: size must be [width, height] in inches" % at)
+        if not isinstance(figure.get("columns", 1), int) or isinstance(figure.get("columns"), bool) \
+                or figure.get("columns", 1) < 1:
+            raise ManifestError("%s: columns must be a whole number >= 1" % at)
         panels = figure_panels(figure)
         if not isinstance(panels, list) or not panels:
             raise ManifestError("%s: 'panels' must be a non-empty list" % at)

@@ -166,7 +166,7 @@ def draw_figure(figure, rows, path):
     panels = [p for panel in figure_panels(figure) for p in _facets(panel, rows)]
     if not panels:
         return False
-    cols = min(3, len(panels))
+    cols = min(figure.get("columns", 3), len(panels))
     nrows = (len(panels) + cols - 1) // cols
     w, h = figure.get("size", [6, 4])
     fig, axes = plt.subplots(nrows, cols, figsize=(w * cols, h * nrows), squeeze=False)

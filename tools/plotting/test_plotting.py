@@ -67,6 +67,7 @@ class Declarations(unittest.TestCase):
             (figure({"x": "n", "y": "n", "curve": [2, 1]}), "curve"),
             ([{"file": "a.png", "layers": [{"x": "n", "y": "n"}]}] * 2, "two figures"),
             ([{"file": "a.png", "x": {"log": 3}, "layers": [{"x": "n", "y": "n"}]}], "log"),
+            ([{"file": "a.png", "columns": 0, "layers": [{"x": "n", "y": "n"}]}], "columns"),
         ]
         for figures, words in bad:
             with self.assertRaises(ManifestError, msg=words) as e:
