@@ -2,6 +2,7 @@
 them into series, find each series' reference row, keep the best row, and
 evaluate x and y. Pure: no drawing here."""
 import fnmatch
+import functools
 import math
 import re
 import statistics
@@ -39,8 +40,13 @@ def matches(row, where):
     return True
 
 
+@functools.lru_cache(maxsize=None)
+def _parsed(text):
+    return parse_expression(text, "figure")  # checked already when the manifest was loaded
+
+
 def value(text, row, ref=None, x=None):
-    return evaluate(parse_expression(text, "figure"), Scope(row, ref, x))
+    return evaluate(_parsed(text), Scope(row, ref, x))
 
 
 def _as_list(v):
