@@ -24,6 +24,10 @@ format. With --all, FILE holds every lab's tests (names prefixed with the lab)
 and each lab's own results go next to it as FILE's name plus -LAB
 (results-01-sorting.json, ...).
 
+Each grade draws a fresh random seed for its test data and timing inputs
+(printed in its header). HPCGRADE_SEED=N fixes it: to reproduce a grade,
+or to give every student of a class run the same data.
+
 Exit status: 0 whatever the submission does (its results are in FILE);
 2 for a usage error (unknown lab, missing directory, no solutions/ here).
 """
@@ -102,6 +106,7 @@ def main(argv=None):
         for lab in labs:
             manifest.check_grading_fields(manifest.load(root, lab))
             pipeline.source_dir(root, lab, kind, submission)
+        pipeline.fixed_seed()  # a bad HPCGRADE_SEED is a usage error, before any grade starts
     except (pipeline.UsageError, manifest.ManifestError) as e:
         print("grading/grade: error: %s" % e, file=sys.stderr)
         return 2

@@ -11,6 +11,7 @@ their users, and the test is skipped with that reason.
 """
 import csv
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -19,7 +20,7 @@ import unittest
 
 from helpers import GRADING, ROOT
 
-from hpcgrade import manifest, selfcheck, slurm
+from hpcgrade import manifest, pipeline, selfcheck, slurm
 
 LAB = "01-sorting"
 MUTANT = "merge-off-by-one"
@@ -87,8 +88,11 @@ class SlurmArray(unittest.TestCase):
             raise unittest.SkipTest("tools/slurm-localhost needs root (slurmd runs jobs as their users); "
                                     "CI runs this test as root")
         cls.tmp = tempfile.mkdtemp(prefix="hpcgrade-slurm-")
+        # One seed for both runs (sbatch passes the environment on): a
+        # mutant's score may depend on the test data.
         cls.env = dict(os.environ, SLURM_LOCALHOST_DIR=os.path.join(cls.tmp, "cluster"), SLURM_LOCALHOST_PORT=PORT,
-                       SLURM_CONF=os.path.join(cls.tmp, "cluster", "slurm.conf"))
+                       SLURM_CONF=os.path.join(cls.tmp, "cluster", "slurm.conf"),
+                       **{pipeline.SEED_VARIABLE: str(secrets.randbits(62) | 1)})
         cls.addClassCleanup(shutil.rmtree, cls.tmp, ignore_errors=True)
         # Registered before the start: a half-started cluster is stopped too.
         cls.addClassCleanup(run, [LOCALHOST, "stop"], cls.env, 120)

@@ -49,9 +49,9 @@ def mini_tree(dest):
     return dest
 
 
-def run(argv, cwd, timeout=1800):
+def run(argv, cwd, timeout=1800, env_extra=None):
     p = subprocess.run([sys.executable] + argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       timeout=timeout)
+                       timeout=timeout, env=dict(os.environ, **(env_extra or {})))
     return p.returncode, p.stdout.decode("utf-8", "replace")
 
 
@@ -75,6 +75,11 @@ class UsageErrors(unittest.TestCase):
                 self.assertEqual(code, 2, out)
                 self.assertIn(words, out)
                 self.assertFalse(os.path.exists(os.path.join(tmp, "results.json")))
+            for seed in ("twelve", "0", str(2 ** 63)):
+                code, out = run([grade, "01", "--solution"], tmp, env_extra={"HPCGRADE_SEED": seed})
+                self.assertEqual(code, 2, out)
+                self.assertIn("HPCGRADE_SEED", out)
+                self.assertEqual(len(out.strip().splitlines()), 1, out)
             code, out = run([grade, "--help"], tmp)
             self.assertEqual(code, 0)
             self.assertIn("results-01-sorting.json", out)
