@@ -151,6 +151,13 @@ def write_csv(path, rows, columns, maximum):
     os.replace(tmp, path)
 
 
+def read_csv(path):
+    """A gradebook CSV back: (its header, {student: {column: text}})."""
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    return rows[0], {r[0]: dict(zip(rows[0], r)) for r in rows[1:]}
+
+
 def write_histogram(path, totals, maximum, title):
     """The totals as a PNG; "" when written, else why not (the rest of the
     gradebook does not depend on it)."""
@@ -231,5 +238,6 @@ def summary_text(summary, out):
         lines.append("no result for %d: %s" % (len(s["no_result"]), ", ".join(s["no_result"][:10])
                                                + (" ..." if len(s["no_result"]) > 10 else "")))
     lines += s["warnings"]
-    lines.append("gradebook: %s (summary.json, histogram.png beside it)" % os.path.join(os.path.abspath(out), CSV_NAME))
+    beside = SUMMARY_NAME + ("" if s["warnings"] else ", " + PNG_NAME)
+    lines.append("gradebook: %s (%s beside it)" % (os.path.join(os.path.abspath(out), CSV_NAME), beside))
     return "\n".join(lines)

@@ -29,7 +29,7 @@ import sys
 import tempfile
 import zipfile
 
-from . import manifest, release, report
+from . import manifest, pipeline, release, report
 
 CONFIG = "gradescope.json"
 TREE = "hpc-labs"
@@ -87,9 +87,9 @@ def find_student_dir(submission, lab, student_files):
             dirs[:] = []
         candidates.append(base)
     for c in candidates:
-        for d in (c, os.path.join(c, manifest.STUDENT_DIR)):
-            if any(os.path.isfile(os.path.join(d, f)) for f in student_files):
-                return d
+        d = pipeline.submission_dir(c, student_files)  # C itself, or its student/ folder
+        if any(os.path.isfile(os.path.join(d, f)) for f in student_files):
+            return d
     return submission
 
 

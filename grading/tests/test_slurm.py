@@ -9,7 +9,6 @@ As root (CI) the cluster must start: a daemon that cannot is a failure that
 prints its log lines, never a skip. Not as root, slurmd cannot run jobs as
 their users, and the test is skipped with that reason.
 """
-import csv
 import os
 import secrets
 import shutil
@@ -20,6 +19,7 @@ import unittest
 
 from helpers import GRADING, ROOT
 
+from hpcgrade import gradebook as hpcgrade_gradebook
 from hpcgrade import manifest, pipeline, selfcheck, slurm
 
 LAB = "01-sorting"
@@ -36,8 +36,7 @@ def run(cmd, env, timeout):
 
 
 def gradebook(path):
-    with open(path, newline="", encoding="utf-8") as f:
-        return {row["student"]: row for row in csv.DictReader(f)}
+    return hpcgrade_gradebook.read_csv(path)[1]
 
 
 class Requests(unittest.TestCase):
