@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "hpclab/cuda.hpp"
+#include "hpclab/cuda_async.hpp"
 #include "hpclab/memory.hpp"
 #include "sor.hpp"
 #include "sor_update.hpp"
@@ -172,67 +173,13 @@ void download(const DeviceStrip& d, Grid& g) {
         }
 }
 
-// Pinned (page-locked) host memory: DMA copies run at full PCIe/NVLink speed
-// and cudaMemcpyAsync is truly asynchronous (given).
-template <class T>
-class PinnedBuffer {
-public:
-    explicit PinnedBuffer(std::size_t n) : n_(n) {
-        if (n_) HPCLAB_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&p_), n_ * sizeof(T)));
-    }
-    ~PinnedBuffer() {
-        if (p_) cudaFreeHost(p_);
-    }
-    PinnedBuffer(const PinnedBuffer&) = delete;
-    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-    T* get() const { return p_; }
-    std::size_t size() const { return n_; }
-
-private:
-    T* p_ = nullptr;
-    std::size_t n_ = 0;
-};
-
-// An owned CUDA stream (given).
-class Stream {
-public:
-    // Lower numbers run first: when two streams' kernels compete for the
-    // SMs, the block scheduler serves the higher-priority stream's blocks
-    // first. 0 is the default priority.
-    explicit Stream(int priority = 0) {
-        HPCLAB_CUDA_CHECK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, priority));
-    }
-    // The device's highest priority, for short work that others wait on.
-    static int highest_priority() {
-        int least = 0, greatest = 0;
-        HPCLAB_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        return greatest;
-    }
-    ~Stream() {
-        if (s_) cudaStreamDestroy(s_);
-    }
-    Stream(const Stream&) = delete;
-    Stream& operator=(const Stream&) = delete;
-    cudaStream_t get() const { return s_; }
-
-private:
-    cudaStream_t s_ = nullptr;
-};
-
-// An owned CUDA event, for ordering work between two streams (given).
-class Event {
-public:
-    Event() { HPCLAB_CUDA_CHECK(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
-    ~Event() {
-        if (e_) cudaEventDestroy(e_);
-    }
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
-    cudaEvent_t get() const { return e_; }
-
-private:
-    cudaEvent_t e_ = nullptr;
-};
+// Pinned host buffers, streams and events: the RAII owners of libhpclab
+// (hpclab/cuda_async.hpp). Pinned memory lets DMA copies run at full PCIe or
+// NVLink speed and makes cudaMemcpyAsync truly asynchronous; an event made
+// with cudaEventDisableTiming is the cheap kind, for ordering two streams.
+using hpclab::cuda::Event;
+using hpclab::cuda::PinnedBuffer;
+using hpclab::cuda::Stream;
 
 // ---- stage 3: one GPU (student/sor_gpu.cu) -----------------------------------
 // Update the points of `colour` in local rows [row_begin, row_end) with

@@ -45,23 +45,15 @@ double ops_per_second(Kernel kernel, float* sink) {
     HPCLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const int blocks = sms * kBlocksPerSm;
     const double ops = double(blocks) * kThreads * kIterations * kChains;
-    cudaEvent_t start, stop;
-    HPCLAB_CUDA_CHECK(cudaEventCreate(&start));
-    HPCLAB_CUDA_CHECK(cudaEventCreate(&stop));
+    hpclab::cuda::EventTimer timer;
     kernel<<<blocks, kThreads>>>(sink, 0.5f);  // warm-up: clocks up, code loaded
     double best = 0;
     for (int rep = 0; rep < 5; ++rep) {
-        HPCLAB_CUDA_CHECK(cudaEventRecord(start));
+        timer.start();
         kernel<<<blocks, kThreads>>>(sink, 0.5f + rep);
-        HPCLAB_CUDA_CHECK(cudaEventRecord(stop));
-        HPCLAB_CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        HPCLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        best = std::max(best, ops / (ms * 1e-3));
+        best = std::max(best, ops / timer.stop());
     }
     HPCLAB_CUDA_CHECK(cudaGetLastError());
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
     return best;
 }
 

@@ -80,8 +80,8 @@ SweepTimes gpu_mpi_sweeps(const StripComm& sc, DeviceStrip& d, double omega, lon
     // The boundary rows are tiny and the exchange waits for them: on a
     // high-priority stream their blocks go before the interior's waiting ones,
     // instead of after the interior has drained the SMs.
-    Stream compute, halo(Stream::highest_priority());
-    Event compute_done, halo_done;
+    Stream compute, halo = Stream::with_priority(Stream::highest_priority());
+    Event compute_done(cudaEventDisableTiming), halo_done(cudaEventDisableTiming);
     SweepTimes t;
     HPCLAB_CUDA_CHECK(cudaDeviceSynchronize());
     HPCLAB_MPI_CHECK(MPI_Barrier(sc.comm()));

@@ -78,11 +78,26 @@ public:
         }
         return *this;
     }
+    // A stream whose blocks the scheduler serves before those of streams with a
+    // lower priority (lower numbers run first; 0 is the default): for short work
+    // that others wait on, such as the boundary rows of a halo exchange.
+    static Stream with_priority(int priority, unsigned flags = cudaStreamNonBlocking) {
+        Stream s(nullptr);
+        HPCLAB_CUDA_CHECK(cudaStreamCreateWithPriority(&s.stream_, flags, priority));
+        return s;
+    }
+    // The device's highest (numerically least) stream priority.
+    static int highest_priority() {
+        int least = 0, greatest = 0;
+        HPCLAB_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        return greatest;
+    }
     cudaStream_t get() const { return stream_; }
     operator cudaStream_t() const { return stream_; }
     void synchronize() const { HPCLAB_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
 private:
+    explicit Stream(std::nullptr_t) {}  // owns nothing yet: for with_priority
     cudaStream_t stream_ = nullptr;
 };
 

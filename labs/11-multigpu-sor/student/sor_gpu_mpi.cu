@@ -56,7 +56,8 @@ SweepTimes gpu_mpi_sweeps(const StripComm& sc, DeviceStrip& d, double omega, lon
     // TODO(student): see sor_gpu.hpp. Staged: exchange before each colour, then
     // the colour kernel. Overlapped: the boundary rows' colour on one stream,
     // send them while the interior runs on another (give the boundary stream
-    // Stream::highest_priority(), or its blocks queue behind the interior's);
+    // Stream::with_priority(Stream::highest_priority()), or its blocks queue
+    // behind the interior's);
     // join the streams with events before the next colour. CudaAware:
     // exchange_rows on device rows.
     (void)sc;
