@@ -44,4 +44,11 @@ void quicksort_omp_tasks(double* v, std::size_t n, int threads, std::size_t cuto
 void tbb_parallel_sort(double* v, std::size_t n, int threads);
 void quicksort_tbb(double* v, std::size_t n, int threads, std::size_t cutoff = 20000);
 
+// Stage 6: the task quicksort whose top levels are split by your
+// parallel_partition (student/parallel_partition.hpp) on all `threads`
+// threads, ceil(log2(threads)) levels deep, and whose parts below are sorted
+// by the task quicksort (same cutoff rule). Throws std::invalid_argument when
+// threads < 1.
+void quicksort_parallel_partition(double* v, std::size_t n, int threads, std::size_t cutoff = 20000);
+
 }  // namespace lab03

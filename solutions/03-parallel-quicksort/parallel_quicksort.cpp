@@ -1,6 +1,7 @@
-// Lab 03, stages 2-5: two halves with OpenMP sections and with std::thread,
-// a recursive OpenMP task quicksort, and oneTBB (parallel_sort and a quicksort
-// of our own with parallel_invoke).
+// Lab 03, stages 2-6: two halves with OpenMP sections and with std::thread,
+// a recursive OpenMP task quicksort, oneTBB (parallel_sort and a quicksort
+// of our own with parallel_invoke), and the task quicksort under top levels
+// split by the parallel partition.
 #include "parallel_quicksort.hpp"
 
 #include <omp.h>
@@ -15,7 +16,10 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
+#include "parallel_partition.hpp"
 #include "quicksort.hpp"
 
 namespace lab03 {
@@ -107,7 +111,56 @@ void tbb_quicksort_rec(double* v, std::size_t n, std::size_t cutoff) {
                          [=] { tbb_quicksort_rec(v + gt, n - gt, cutoff); });
 }
 
+struct Part {
+    double* v;
+    std::size_t n;
+};
+
+// The top `levels` levels of the recursion: each range is split by the
+// parallel partition on all threads, one range after another, and what is
+// left at the bottom goes to `parts`. Two-way split (< pivot | >= pivot);
+// when nothing is below the pivot, it is the smallest key, and its copies are
+// split off instead (<= pivot), already in place: equal keys cannot stall a
+// level.
+void split_top_levels(double* v, std::size_t n, int threads, int levels, std::size_t cutoff, std::vector<Part>& parts) {
+    if (levels == 0 || n <= cutoff) {
+        parts.push_back({v, n});
+        return;
+    }
+    std::uint64_t state = 0x9E3779B97F4A7C15ULL ^ n;
+    const double pivot = detail::random_pivot(v, n, state, std::less<double>());
+    std::size_t k = parallel_partition(
+        v, n, [pivot](double x) { return x < pivot; }, threads);
+    if (k == 0) {
+        k = parallel_partition(
+            v, n, [pivot](double x) { return !(pivot < x); }, threads);
+        split_top_levels(v + k, n - k, threads, levels - 1, cutoff, parts);
+        return;
+    }
+    split_top_levels(v, k, threads, levels - 1, cutoff, parts);
+    split_top_levels(v + k, n - k, threads, levels - 1, cutoff, parts);
+}
+
 }  // namespace
+
+void quicksort_parallel_partition(double* v, std::size_t n, int threads, std::size_t cutoff) {
+    require_threads(threads, "quicksort_parallel_partition");
+    cutoff = std::max<std::size_t>(cutoff, 1);
+    // The task quicksort has 2^L tasks at level L: while that is fewer than
+    // the threads, a serial partition would leave threads idle (Amdahl), so
+    // those levels use the parallel partition instead.
+    int levels = 0;
+    while ((1 << levels) < threads) ++levels;
+    std::vector<Part> parts;
+    split_top_levels(v, n, threads, levels, cutoff, parts);
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const Part p = parts[i];
+#pragma omp task firstprivate(p, cutoff)
+        omp_task_quicksort(p.v, p.n, cutoff);
+    }
+}
 
 void quicksort_omp_tasks(double* v, std::size_t n, int threads, std::size_t cutoff) {
     require_threads(threads, "quicksort_omp_tasks");

@@ -5,6 +5,7 @@
 // so the tests can count comparisons.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -33,23 +34,51 @@ std::size_t partition_lecture(T* v, std::size_t lower, std::size_t upper, Less l
     return up;
 }
 
-// Three-way partition of v[0, n) around the value `pivot` (Dijkstra's Dutch
-// national flag): returns {lt, gt} with v[0, lt) < pivot, v[lt, gt)
-// equivalent to pivot, v[gt, n) > pivot. The pivot need not occur in v.
+// Three-way partition of v[0, n) around the value `pivot` (Bentley and
+// McIlroy's): returns {lt, gt} with v[0, lt) < pivot, v[lt, gt) equivalent to
+// pivot, v[gt, n) > pivot. The pivot need not occur in v.
+// Why not Dijkstra's Dutch flag: it swaps every key that is not equal to the
+// pivot, about n swaps a pass on distinct keys. This one scans from both ends
+// as Hoare's partition does and swaps only a pair of misplaced keys (about
+// n/4 swaps on random keys); keys equal to the pivot are parked at the two
+// ends and moved to the middle at the end, so many equal keys still finish
+// in one pass.
 template <class T, class Less>
 std::pair<std::size_t, std::size_t> partition3(T* v, std::size_t n, const T pivot, Less less) {
-    std::size_t lt = 0, i = 0, gt = n;
-    // Invariant: [0, lt) < pivot, [lt, i) == pivot, [i, gt) unseen, [gt, n) > pivot.
-    while (i < gt) {
-        if (less(v[i], pivot)) {
-            std::swap(v[lt++], v[i++]);
-        } else if (less(pivot, v[i])) {
-            std::swap(v[i], v[--gt]);
-        } else {
-            ++i;
+    // Invariant: [0, a) == pivot, [a, i) < pivot, [i, j) unseen,
+    // [j, d) > pivot, [d, n) == pivot.
+    std::size_t a = 0, i = 0, j = n, d = n;
+    for (;;) {
+        // One comparison for a key that stays, two for one that stops the scan.
+        while (i < j) {
+            if (less(v[i], pivot)) {
+                ++i;
+            } else if (less(pivot, v[i])) {
+                break;
+            } else {
+                std::swap(v[a++], v[i++]);
+            }
         }
+        while (i < j) {
+            if (less(pivot, v[j - 1])) {
+                --j;
+            } else if (less(v[j - 1], pivot)) {
+                break;
+            } else {
+                std::swap(v[--d], v[--j]);
+            }
+        }
+        if (i == j) break;
+        // v[i] > pivot and v[j - 1] < pivot, so i < j - 1: swap the pair.
+        std::swap(v[i++], v[--j]);
     }
-    return {lt, gt};
+    // Move the parked equal keys from the ends to the middle: swap the
+    // shorter of each pair of runs (a block swap, not a rotation).
+    const std::size_t less_count = i - a, greater_count = d - i;
+    const std::size_t left_moves = std::min(a, less_count), right_moves = std::min(n - d, greater_count);
+    std::swap_ranges(v, v + left_moves, v + i - left_moves);
+    std::swap_ranges(v + i, v + i + right_moves, v + n - right_moves);
+    return {less_count, n - greater_count};
 }
 
 // The median of three values under `less`.

@@ -1,6 +1,7 @@
 // Lab 03 hidden tests (compiled only by the grader): other seeds and sizes,
 // organ-pipe and sawtooth inputs, signed zeros, extreme thread counts and
-// cutoffs, and the lecture partition on every two-element case. Every call
+// cutoffs, the lecture partition on every two-element case, and the parallel
+// partition with predicates that are not a comparison with a pivot. Every call
 // into the student's code is a judged call (hpclab/judged.hpp).
 #include <gtest/gtest.h>
 
@@ -18,6 +19,7 @@
 #include "hpclab/check.hpp"
 #include "hpclab/data.hpp"
 #include "hpclab/judged.hpp"
+#include "parallel_partition.hpp"
 #include "parallel_quicksort.hpp"
 #include "quicksort.hpp"
 #include "tbb_threads.hpp"
@@ -64,6 +66,7 @@ void check_all(const std::vector<double>& input) {
     check("sections", [](double* v, std::size_t n) { lab03::sort_two_halves_sections(v, n); });
     check("threads", [](double* v, std::size_t n) { lab03::sort_two_halves_threads(v, n); });
     check("omp_tasks", [](double* v, std::size_t n) { lab03::quicksort_omp_tasks(v, n, 3, 500); });
+    check("pp_tasks", [](double* v, std::size_t n) { lab03::quicksort_parallel_partition(v, n, 3, 500); });
     check("tbb_parallel_sort", [](double* v, std::size_t n) { lab03::tbb_parallel_sort(v, n, lab03::tbb_threads(3)); });
     check("tbb_quicksort", [](double* v, std::size_t n) { lab03::quicksort_tbb(v, n, lab03::tbb_threads(3), 500); });
 }
@@ -172,6 +175,50 @@ TEST(Hidden, ManyThreadsAndTinyCutoff) {
         EXPECT_EQ(a, want_a) << "omp tasks, " << t << " threads";
         EXPECT_EQ(b, want_b) << "tbb quicksort, " << t << " threads";
         EXPECT_EQ(c, want_c) << "tbb parallel_sort, " << t << " threads";
+    }
+    for (int t : {1, 5, 16, 64}) {
+        auto d = own_copy(input, rng);
+        const auto want_d = sorted(d);
+        HPCLAB_CALL([&] { lab03::quicksort_parallel_partition(d.data(), d.size(), t, 1); }, d);
+        EXPECT_EQ(d, want_d) << "pp_tasks, " << t << " threads";
+    }
+}
+
+// The contract is std::partition's: any predicate, not only x < pivot. The
+// predicates here split by sign bit (-0.0 is left, 0.0 is not), by a band
+// in the middle, and by an interleaving that no pivot produces.
+TEST(Hidden, ParallelPartitionAnyPredicate) {
+    const std::function<bool(double)> predicates[] = {
+        [](double x) { return std::signbit(x); },
+        [](double x) { return x > -1.0 && x <= 1.0; },
+        [](double x) { return static_cast<long long>(std::floor(x * 8)) % 2 == 0; },
+    };
+    for (std::size_t n : {4, 15, 16, 17, 999, 65537}) {
+        auto input = hpclab::uniform_doubles(n, 700 + n, -4.0, 4.0);
+        input[n / 3] = -0.0;
+        input[n / 2] = 0.0;
+        for (const auto& is_left : predicates) {
+            for (int threads : {2, 5, 16}) {
+                auto v = input;
+                const std::size_t k =
+                    HPCLAB_CALL([&] { return lab03::parallel_partition(v.data(), v.size(), is_left, threads); }, v);
+                const auto want_k = static_cast<std::size_t>(std::count_if(input.begin(), input.end(), is_left));
+                ASSERT_EQ(k, want_k) << "n = " << n << ", " << threads << " threads";
+                for (std::size_t i = 0; i < n; ++i)
+                    ASSERT_EQ(is_left(v[i]), i < k) << "n = " << n << ", " << threads << " threads, i = " << i;
+                auto a = v, b = input;
+                std::sort(a.begin(), a.end());
+                std::sort(b.begin(), b.end());
+                // Compare bit patterns: -0.0 and 0.0 must both survive.
+                for (std::size_t i = 0; i < n; ++i) {
+                    if (a[i] == 0 && b[i] == 0) continue;  // sorting leaves the zeros' order unspecified
+                    ASSERT_EQ(a[i], b[i]) << "not a permutation of the input";
+                }
+                ASSERT_EQ(
+                    std::count_if(v.begin(), v.end(), [](double x) { return x == 0 && std::signbit(x); }),
+                    std::count_if(input.begin(), input.end(), [](double x) { return x == 0 && std::signbit(x); }));
+            }
+        }
     }
 }
 

@@ -1,6 +1,7 @@
-// Lab 03, stages 2-5: two halves with OpenMP sections and with std::thread,
-// a recursive OpenMP task quicksort, and oneTBB (parallel_sort and a quicksort
-// of your own with parallel_invoke or task_group).
+// Lab 03, stages 2-6: two halves with OpenMP sections and with std::thread,
+// a recursive OpenMP task quicksort, oneTBB (parallel_sort and a quicksort
+// of your own with parallel_invoke or task_group), and the task quicksort
+// under top levels split by your parallel partition.
 // Every TODO(student) below throws "not implemented" until you replace it.
 #include "parallel_quicksort.hpp"
 
@@ -17,6 +18,7 @@
 #include <thread>
 
 #include "hpclab/not_implemented.hpp"
+#include "parallel_partition.hpp"
 #include "quicksort.hpp"
 
 namespace lab03 {
@@ -59,6 +61,20 @@ void quicksort_omp_tasks(double* v, std::size_t n, int threads, std::size_t cuto
     (void)threads;
     (void)cutoff;
     throw hpclab::NotImplemented("quicksort_omp_tasks");
+}
+
+void quicksort_parallel_partition(double* v, std::size_t n, int threads, std::size_t cutoff) {
+    // TODO(student): reject threads < 1. Split the top ceil(log2(threads))
+    // levels with parallel_partition on all threads (pivot: median of three;
+    // is_left: x < pivot; when that leaves nothing on the left, the pivot is
+    // the smallest key: split off its copies with x <= pivot instead), one
+    // range after another; then one parallel region in which each range
+    // left at the bottom becomes a task of your task quicksort.
+    (void)v;
+    (void)n;
+    (void)threads;
+    (void)cutoff;
+    throw hpclab::NotImplemented("quicksort_parallel_partition");
 }
 
 void tbb_parallel_sort(double* v, std::size_t n, int threads) {

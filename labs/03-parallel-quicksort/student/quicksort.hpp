@@ -27,13 +27,16 @@ std::size_t partition_lecture(T* v, std::size_t lower, std::size_t upper, Less l
     throw hpclab::NotImplemented("partition_lecture");
 }
 
-// Three-way partition of v[0, n) around the value `pivot` (Dijkstra's Dutch
-// national flag): returns {lt, gt} with v[0, lt) < pivot, v[lt, gt)
-// equivalent to pivot, v[gt, n) > pivot. The pivot need not occur in v.
+// Three-way partition of v[0, n) around the value `pivot`: returns {lt, gt}
+// with v[0, lt) < pivot, v[lt, gt) equivalent to pivot, v[gt, n) > pivot.
+// The pivot need not occur in v. Stage 1: Dijkstra's Dutch national flag;
+// stage 6: Bentley and McIlroy's, which swaps far less (see the handout).
 template <class T, class Less>
 std::pair<std::size_t, std::size_t> partition3(T* v, std::size_t n, const T pivot, Less less) {
     // TODO(student): one pass with three indices lt <= i <= gt; at most two
-    // comparisons per element.
+    // comparisons per element. Stage 6: scan from both ends instead, swap
+    // only pairs of misplaced keys, park keys equal to the pivot at the two
+    // ends and swap them into the middle at the end.
     (void)v;
     (void)n;
     (void)pivot;

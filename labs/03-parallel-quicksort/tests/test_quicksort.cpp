@@ -1,6 +1,7 @@
 // Lab 03 visible tests: partition postconditions, O(n log n) comparison counts
-// (sorted, reversed, all-equal inputs), every sorter against std::sort, the
-// two-halves contract (each half sorted once, on two different threads).
+// (sorted, reversed, all-equal inputs), the parallel partition's
+// postcondition, every sorter against std::sort, the two-halves contract
+// (each half sorted once, on two different threads).
 //
 // Every call into the student's code goes through HPCLAB_CALL / HPCLAB_VALUE
 // (hpclab/judged.hpp): the grader records what it returned and judges the
@@ -26,6 +27,7 @@
 #include "hpclab/check.hpp"
 #include "hpclab/data.hpp"
 #include "hpclab/judged.hpp"
+#include "parallel_partition.hpp"
 #include "parallel_quicksort.hpp"
 #include "quicksort.hpp"
 #include "tbb_threads.hpp"
@@ -243,7 +245,88 @@ TEST(SerialQuicksortOrder, Descending) {
     EXPECT_TRUE(std::is_sorted(v.begin(), v.end(), std::greater<double>()));
 }
 
-// ---- Stages 2-5: every parallel sorter -------------------------------------------
+// ---- Stage 6: the parallel partition ------------------------------------------------
+
+// "" when `got` is `input` partitioned by is_left at k: is_left before k, not
+// from k on, and a permutation of the input.
+template <class IsLeft>
+std::string check_partitioned(const std::vector<double>& got, const std::vector<double>& input, std::size_t k,
+                              IsLeft is_left) {
+    if (k > got.size()) return "k = " + std::to_string(k) + " > n = " + std::to_string(got.size());
+    const auto want_k = static_cast<std::size_t>(std::count_if(input.begin(), input.end(), is_left));
+    if (k != want_k) return "k = " + std::to_string(k) + ", but the input has " + std::to_string(want_k) + " left keys";
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        if (static_cast<bool>(is_left(got[i])) != (i < k))
+            return "v[" + std::to_string(i) + "] = " + std::to_string(got[i]) +
+                   " is on the wrong side of k = " + std::to_string(k);
+    }
+    const auto report = hpclab::check_sorted_permutation(
+        [&] {
+            auto a = got;
+            std::sort(a.begin(), a.end());
+            return a;
+        }(),
+        input);
+    return report.ok() ? "" : "not a permutation of the input: " + report.message;
+}
+
+// parallel_partition of `input` by x < pivot on `threads` threads, checked.
+void expect_partition(const std::vector<double>& input, double pivot, int threads) {
+    auto v = input;
+    const auto is_left = [pivot](double x) { return x < pivot; };
+    const std::size_t k =
+        HPCLAB_CALL([&] { return lab03::parallel_partition(v.data(), v.size(), is_left, threads); }, v);
+    const std::string problem = check_partitioned(v, input, k, is_left);
+    EXPECT_TRUE(problem.empty()) << "n = " << input.size() << ", pivot " << pivot << ", " << threads
+                                 << " threads: " << problem;
+}
+
+class ParallelPartition : public ::testing::TestWithParam<NamedInput> {};
+
+// Sizes that no thread count divides, pivots inside and outside the keys.
+TEST_P(ParallelPartition, Postcondition) {
+    for (std::size_t n : {1, 2, 3, 7, 1000, 20011}) {
+        const auto input = GetParam().make(n);
+        for (int threads : {1, 2, 3, 4, 7}) {
+            for (double pivot : {input[n / 2], input[0], -1e9, 1e9}) expect_partition(input, pivot, threads);
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Inputs, ParallelPartition, ::testing::ValuesIn(kInputs), input_name);
+
+// Sorted input split exactly at, just before and just after each block edge
+// (blocks of 334, 333, 333 on 3 threads; 250 each on 4), where an off-by-one
+// in a block's bounds or in the misplaced runs shows.
+TEST(ParallelPartitionEdges, SplitAtEveryBlockEdge) {
+    const auto input = hpclab::ascending_doubles(1000);
+    for (int threads : {3, 4}) {
+        for (std::size_t edge : {250, 333, 334, 500, 667, 750}) {
+            for (std::size_t at : {edge - 1, edge, edge + 1}) {
+                // Reversed, every block's left keys sit at its end, so most
+                // of them are misplaced and cross a block edge.
+                auto reversed = input;
+                std::reverse(reversed.begin(), reversed.end());
+                expect_partition(reversed, input[at], threads);
+                expect_partition(input, input[at], threads);
+            }
+        }
+    }
+}
+
+// More threads than elements (empty blocks), and an empty range with a null
+// pointer.
+TEST(ParallelPartitionEdges, MoreThreadsThanElements) {
+    for (std::size_t n : {1, 2, 5, 9}) {
+        const auto input = hpclab::uniform_doubles(n, 500 + n);
+        for (int threads : {8, 16}) expect_partition(input, input[n / 2], threads);
+    }
+    const std::size_t k = HPCLAB_VALUE(lab03::parallel_partition(
+        static_cast<double*>(nullptr), 0, [](double x) { return x < 0; }, 4));
+    EXPECT_EQ(k, 0u);
+}
+
+// ---- Stages 2-6: every parallel sorter -------------------------------------------
 
 struct NamedSorter {
     const char* name;
@@ -254,6 +337,7 @@ const NamedSorter kSorters[] = {
     {"sections", [](double* v, std::size_t n, int) { lab03::sort_two_halves_sections(v, n); }},
     {"threads", [](double* v, std::size_t n, int) { lab03::sort_two_halves_threads(v, n); }},
     {"omp_tasks", [](double* v, std::size_t n, int t) { lab03::quicksort_omp_tasks(v, n, t, 1000); }},
+    {"pp_tasks", [](double* v, std::size_t n, int t) { lab03::quicksort_parallel_partition(v, n, t, 1000); }},
     {"tbb_parallel_sort", [](double* v, std::size_t n, int t) { lab03::tbb_parallel_sort(v, n, t); }},
     {"tbb_quicksort", [](double* v, std::size_t n, int t) { lab03::quicksort_tbb(v, n, t, 1000); }},
 };
@@ -308,6 +392,13 @@ TEST(ThreadCount, RejectsFewerThanOne) {
     EXPECT_THROW(HPCLAB_CALL([&] { lab03::quicksort_omp_tasks(v.data(), v.size(), 0); }), std::invalid_argument);
     EXPECT_THROW(HPCLAB_CALL([&] { lab03::tbb_parallel_sort(v.data(), v.size(), 0); }), std::invalid_argument);
     EXPECT_THROW(HPCLAB_CALL([&] { lab03::quicksort_tbb(v.data(), v.size(), -2); }), std::invalid_argument);
+    EXPECT_THROW(HPCLAB_CALL([&] { lab03::quicksort_parallel_partition(v.data(), v.size(), 0); }),
+                 std::invalid_argument);
+    EXPECT_THROW(HPCLAB_CALL([&] {
+                     lab03::parallel_partition(
+                         v.data(), v.size(), [](double x) { return x < 2; }, 0);
+                 }),
+                 std::invalid_argument);
 }
 
 // ---- Stages 2 and 4: the two-halves contract --------------------------------------
