@@ -21,6 +21,9 @@
 #include "hpclab/timing.hpp"
 #include "matmul.hpp"
 #include "matmul_harness.hpp"
+#include "tensor.hpp"
+#include "tensor_driver.hpp"
+#include "tensor_harness.hpp"
 
 namespace {
 
@@ -255,6 +258,31 @@ int serve(const Options& o, const std::vector<Kernel>& kernels) {
     return o.type == "float" ? serve_kernel<float>(o, kernels[0]) : serve_kernel<double>(o, kernels[0]);
 }
 
+bool tensor_type(const std::string& type) { return type == "bf16" || type == "tf32"; }
+
+// Stage 6: the tensor-core kernels of one type against cuBLAS of that type.
+int run_tensor(const Options& o, const std::vector<Shape>& shapes) {
+    lab05::TensorRun r;
+    r.type = o.type == "bf16" ? lab05::TcType::Bf16 : lab05::TcType::Tf32;
+    r.kernels = lab05::selected_tc_kernels(r.type, o.kernels);
+    r.warmup = o.common.warmup;
+    r.reps = o.common.reps;
+    r.seed = o.common.seed;
+    if (!o.common.serve.empty())
+        throw std::invalid_argument("--serve times the float and double kernels only (not --type " + o.type + ")");
+    hpclab::cuda::require_gpu();
+    hpclab::Reporter report(o.common.json);
+    const auto dev = hpclab::cuda::device_info();
+    report.note(dev.name + ": " + o.type + " inputs, FP32 sums and output; cuBLAS (cublasGemmEx) of the same types " +
+                "as the anchor; relative error on 17 rows against the FP64 product of the unrounded inputs");
+    report.note("bar on an H100 (bf16, 8192^3): mma_bf16 >= 50% of cuBLAS");
+    int not_implemented = 0;
+    for (const auto& s : shapes)
+        not_implemented +=
+            lab05::run_tensor_shape(r, report, static_cast<int>(s.n), static_cast<int>(s.m), static_cast<int>(s.p));
+    return not_implemented > 0 ? 1 : 0;
+}
+
 int run(const Options& o) {
     std::vector<Shape> shapes;
     if (o.sweep) {
@@ -263,7 +291,13 @@ int run(const Options& o) {
         shapes.push_back({o.n, o.m, o.p});
     }
     // Bad sizes are refused before anything touches the GPU.
-    for (const auto& s : shapes) lab05::validate_shape(s.n, s.m, s.p);
+    for (const auto& s : shapes) {
+        if (tensor_type(o.type))
+            lab05::validate_tensor_shape(s.n, s.m, s.p);
+        else
+            lab05::validate_shape(s.n, s.m, s.p);
+    }
+    if (tensor_type(o.type)) return run_tensor(o, shapes);
     const auto kernels = selected_kernels(o.kernels);
     if (!o.common.serve.empty()) return serve(o, kernels);
     int not_implemented = 0;
@@ -311,12 +345,13 @@ int main(int argc, char** argv) {
         hpclab::cli::add_count(app, "--p", o.p, "columns of B and C", 1);
         app.add_flag("--sweep", o.sweep, "square sizes from --sizes instead of n, m, p");
         hpclab::cli::add_counts(app, "--sizes", o.sizes, "sizes for --sweep (default 512 1024 2048 4096 8192)", 1);
-        app.add_option("--type", o.type, "precision")
-            ->check(CLI::IsMember({"float", "double", "both"}))
+        app.add_option("--type", o.type,
+                       "precision: float, double, both; or bf16, tf32 for the tensor-core kernels (stage 6)")
+            ->check(CLI::IsMember({"float", "double", "both", "bf16", "tf32"}))
             ->capture_default_str();
         app.add_option("--kernels", o.kernels,
                        "kernels to time: all, one_thread_per_block, naive_1d, naive_2d_row_x, naive_2d, tiled16, "
-                       "tiled32, final");
+                       "tiled32, final; with --type bf16: wmma_bf16, mma_bf16; with --type tf32: wmma_tf32");
         hpclab::cli::add_count(app, "--slow-limit", o.slow_limit,
                                "largest size at which one_thread_per_block is timed");
         app.add_flag("!--no-pedantic", o.pedantic, "skip timing cuBLAS with CUBLAS_PEDANTIC_MATH");
