@@ -633,7 +633,8 @@ class MpiLaunchEnvTest(unittest.TestCase):
     def test_without_ssh_or_rsh_the_rsh_launcher_is_left_out(self):
         with tempfile.TemporaryDirectory() as empty:
             self.assertEqual(sb_mod.mpi_launch_env(empty, {}), {"OMPI_MCA_plm": "^rsh",
-                                                                "OMPI_MCA_btl_vader_single_copy_mechanism": "none"})
+                                                                "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
+                                                                "OMPI_MCA_odls_base_sigkill_timeout": "0"})
 
     def test_with_ssh_nothing_is_forced(self):
         with tempfile.TemporaryDirectory() as d:
@@ -641,14 +642,16 @@ class MpiLaunchEnvTest(unittest.TestCase):
             with open(ssh, "w") as f:
                 f.write("#!/bin/sh\n")
             os.chmod(ssh, 0o755)
-            self.assertEqual(sb_mod.mpi_launch_env(d, {}), {"OMPI_MCA_btl_vader_single_copy_mechanism": "none"})
+            self.assertEqual(sb_mod.mpi_launch_env(d, {}), {"OMPI_MCA_btl_vader_single_copy_mechanism": "none",
+                                                            "OMPI_MCA_odls_base_sigkill_timeout": "0"})
 
     def test_the_hosts_mca_settings_come_along_and_win(self):
         with tempfile.TemporaryDirectory() as empty:
             env = sb_mod.mpi_launch_env(empty, {"OMPI_MCA_plm_rsh_agent": "false", "OMPI_MCA_btl": "self,vader",
-                                                "SECRET": "x"})
+                                                "OMPI_MCA_odls_base_sigkill_timeout": "2", "SECRET": "x"})
         self.assertEqual(env, {"OMPI_MCA_plm_rsh_agent": "false", "OMPI_MCA_btl": "self,vader",
-                               "OMPI_MCA_btl_vader_single_copy_mechanism": "none"})
+                               "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
+                               "OMPI_MCA_odls_base_sigkill_timeout": "2"})
 
     @unittest.skipUnless(shutil.which("mpirun"), "needs Open MPI")
     def test_mpirun_starts_with_a_missing_rsh_agent(self):
