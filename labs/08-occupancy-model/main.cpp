@@ -307,6 +307,10 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
     rates.dram_gbps = costs.copy_gbps > 0 ? costs.copy_gbps : hpclab::cuda::measure_copy_gbps(256 << 20, 5);
     const double fp32 = costs.fp32_gflops > 0 ? costs.fp32_gflops : info.peak_fp32_gflops();
     rates.sector_gbps = lab08::measure_sector_gbps(o.common.reps);
+    // The L1's data array moves one 128-byte line a cycle (the LSU floor's
+    // rate); the lines the L2 returns are written into it, so they take
+    // that pipe's cycles as the loads' reads do: no new constant.
+    rates.fill_line_bytes = 128;
     // The overlap law's exponent, fitted on a synthetic stream whose DRAM and
     // FFMA work the driver sets: never on the kernels validated below.
     report.note(
@@ -432,6 +436,11 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                     // DRAM byte at the copy bandwidth, no Hong-Kim term.
                     lab08::MachineRates max_rates = rates;
                     max_rates.overlap_p = std::numeric_limits<double>::infinity();
+                    max_rates.fill_line_bytes = 0;
+                    // Round 1's model: the same, without the L1 fills.
+                    lab08::MachineRates no_fill_rates = rates;
+                    no_fill_rates.fill_line_bytes = 0;
+                    const double round1 = lab08::refine(pred.seconds, work, no_fill_rates).seconds;
                     const auto max_law = lab08::refine(
                         pred.seconds, work_of(counts, blocks, launch.warps_per_block, l2, bytes, 0), max_rates);
                     acc.luo.push_back(lab08::p_acc(s.median, pred.seconds));
@@ -458,6 +467,8 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                                {"p_acc_luo", acc.luo.back()},
                                {"issue_seconds", refined.issue},
                                {"lsu_seconds", refined.lsu},
+                               {"lsu_fill_seconds", refined.lsu_fill},
+                               {"p_acc_no_fill", lab08::p_acc(s.median, round1)},
                                {"sfu_seconds", refined.sfu},
                                {"l2_seconds", refined.l2},
                                {"dram_seconds", refined.dram},

@@ -66,7 +66,8 @@ double fit_overlap_exponent(const std::vector<OverlapSample>& samples) {
 RefinedPrediction refine(double luo_seconds, const KernelWork& work, const MachineRates& rates) {
     if (rates.sm_count < 1 || !(rates.clock_ghz > 0) || !(rates.issue_per_sm > 0) || !(rates.lsu_per_sm > 0) ||
         !(rates.shared_per_sm > 0) || !(rates.sfu_per_sm > 0) || !(rates.l2_gbps > 0) || !(rates.dram_gbps > 0) ||
-        !(rates.blocks_per_second > 0) || rates.launch_seconds < 0 || rates.sector_gbps < 0)
+        !(rates.blocks_per_second > 0) || rates.launch_seconds < 0 || rates.sector_gbps < 0 ||
+        !(rates.fill_line_bytes >= 0))
         throw std::invalid_argument("refine: every rate must be > 0 and the launch time >= 0");
     if (!(rates.overlap_p >= 1)) throw std::invalid_argument("refine: overlap_p must be >= 1 (infinity for the max)");
     if (luo_seconds < 0 || work.warp_instructions < 0 || work.lsu_lines < 0 || work.shared_lines < 0 ||
@@ -81,6 +82,9 @@ RefinedPrediction refine(double luo_seconds, const KernelWork& work, const Machi
     r.issue = work.warp_instructions / (rates.issue_per_sm * cycles_per_second);
     r.lsu = work.lsu_lines / (rates.lsu_per_sm * cycles_per_second) +
             work.shared_lines / (rates.shared_per_sm * cycles_per_second);  // one pipe: the times add
+    if (rates.fill_line_bytes > 0)
+        r.lsu_fill = work.l2_bytes / rates.fill_line_bytes / (rates.lsu_per_sm * cycles_per_second);
+    r.lsu += r.lsu_fill;  // the fills write the same data array the loads read
     r.sfu = work.sfu_instructions / (rates.sfu_per_sm * cycles_per_second);
     r.l2 = work.l2_bytes / (rates.l2_gbps * 1e9);
     r.dram = work.dram_bytes / (rates.dram_gbps * 1e9);

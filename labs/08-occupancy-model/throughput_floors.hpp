@@ -51,18 +51,26 @@ struct MachineRates {
                                // bytes, counted at the sectors moved (0: not measured)
     double overlap_p = std::numeric_limits<double>::infinity();  // the combination law: infinity = max
     double launch_seconds = 0;                                   // measured empty-kernel time
+    // L1 fills: the L1's data array (one 128-byte line a cycle) is written by
+    // the lines the L2 returns as well as read by the loads, so every
+    // fill_line_bytes of l2_bytes take one cycle of the LSU floor too.
+    // 0: fills not charged (the model before round 2).
+    double fill_line_bytes = 0;
     double blocks_per_second = 0;  // measured: how fast the GPU starts blocks of an empty kernel
 };
 
 struct RefinedPrediction {
     double luo = 0, issue = 0, lsu = 0, sfu = 0, l2 = 0, dram = 0, blocks = 0;  // seconds each
+    double lsu_fill = 0;  // of lsu: the L1 fills (l2_bytes / fill_line_bytes line-cycles)
     double launch = 0;
     double seconds = 0;  // launch + the seven combined by the overlap law
     std::string bound;   // the largest: "luo", "issue", "lsu", "sfu", "l2", "dram" or "blocks"
 };
 
 // std::invalid_argument for a rate, count or clock <= 0 or a negative amount,
-// for scattered bytes without a sector bandwidth, or an overlap_p < 1.
+// for scattered bytes without a sector bandwidth, an overlap_p < 1 or a
+// fill_line_bytes < 0. The LSU floor is (lsu_lines + l2_bytes /
+// fill_line_bytes) / lsu_per_sm + shared_lines / shared_per_sm cycles.
 // The DRAM floor is dram_bytes / dram_gbps + scattered_dram_bytes / sector_gbps
 // + nonoverlap_seconds.
 RefinedPrediction refine(double luo_seconds, const KernelWork& work, const MachineRates& rates);

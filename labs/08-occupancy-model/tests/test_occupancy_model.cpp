@@ -407,6 +407,15 @@ TEST(Floors, RefineHandComputed) {
     w.lsu_lines = 1e9, w.shared_lines = 1e9;  // one pipe: 1 s at 1 line a cycle + 2 s at 0.5 wavefronts
     r.shared_per_sm = 0.5;
     EXPECT_DOUBLE_EQ(lab08::refine(0.25, w, r).lsu, 3.0);
+    w.l2_bytes = 256e9;  // 256 s at 1 GB/s; no fills charged by default
+    EXPECT_DOUBLE_EQ(lab08::refine(0.25, w, r).lsu, 3.0);
+    r.fill_line_bytes = 128;  // 2e9 lines filled: 2 s more on the one pipe
+    const auto fills = lab08::refine(0.25, w, r);
+    EXPECT_DOUBLE_EQ(fills.lsu_fill, 2.0);
+    EXPECT_DOUBLE_EQ(fills.lsu, 5.0);
+    EXPECT_DOUBLE_EQ(fills.l2, 256.0);
+    r.fill_line_bytes = -1;
+    EXPECT_THROW(lab08::refine(0.25, w, r), std::invalid_argument);
 }
 
 // ---- on a GPU --------------------------------------------------------------------
