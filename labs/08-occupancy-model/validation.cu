@@ -125,6 +125,52 @@ __global__ void l2_read(const float4* __restrict__ window, long long n, int roun
     if (s == -1.0f) *sink = s;  // never true for the zeros read: keeps the loads
 }
 
+// Sector-granular access, one 4-byte word per 128-byte line (kStride
+// floats apart), each direction alone: reads summed (kept only if -1,
+// never), and writes.
+__global__ void sector_read(const float* in, long long count, float* sink) {
+    const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const float v = t < count ? in[t * kStride] : 0.0f;
+    if (v == -1.0f) *sink = v;
+}
+__global__ void sector_write(float* out, long long count) {
+    const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t < count) out[t * kStride] = 1.0f;
+}
+
+// The overlap calibration's stream: n float4s, k FFMAs a thread and float4
+// in four independent chains (one per component). Memory: load and store
+// each float4 (streaming hints: the data passes once). Without memory the
+// float4 comes from the index and the result is kept only if it is -1
+// (never), so the FFMAs stay and nothing is stored.
+template <bool kMemory>
+__global__ void overlap_stream(const float4* __restrict__ in, float4* __restrict__ out, long long n, int k,
+                               float* sink) {
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    float keep = 0;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+        float4 v;
+        if (kMemory)
+            v = __ldcs(in + i);
+        else {
+            const float f = static_cast<float>(i);  // every chain depends on i: nothing to hoist
+            v = make_float4(f, f + 1.0f, f + 2.0f, f + 3.0f);
+        }
+#pragma unroll 4
+        for (int j = 0; j < k; j += 4) {
+            v.x = fmaf(v.x, 0.999f, 0.5f);
+            v.y = fmaf(v.y, 0.999f, 0.5f);
+            v.z = fmaf(v.z, 0.999f, 0.5f);
+            v.w = fmaf(v.w, 0.999f, 0.5f);
+        }
+        if (kMemory)
+            __stcs(out + i, v);
+        else
+            keep += v.x + v.y + v.z + v.w;
+    }
+    if (keep == -1.0f) *sink = keep;
+}
+
 __global__ void spin(long long cycles, long long* spun) {
     const long long start = clock64();
     long long now = start;
@@ -225,6 +271,12 @@ double validation_bytes(const std::string& name, long long size) {
     // 32-byte write back: 128 bytes for 8 the kernel asked for.
     if (name == "strided_copy") return 128.0 * std::ceil(n / kStride);
     throw std::invalid_argument("unknown validation kernel '" + name + "'");
+}
+
+double validation_scattered_bytes(const std::string& name, long long size) {
+    if (name == "strided_copy") return validation_bytes(name, size);  // every access: one word a segment
+    validation_bytes(name, size);                                     // checks the name
+    return 0;
 }
 
 double validation_l2_bytes(const std::string& name, long long size) {
@@ -334,6 +386,64 @@ double measure_l2_gbps(int reps) {
                                2, std::max(reps, 5))
                                .median;
     return static_cast<double>(read) * sizeof(float4) * rounds / seconds / 1e9;
+}
+
+double measure_sector_gbps(int reps) {
+    const long long count = 1LL << 23;  // 1 GiB spanned: past the L2
+    hpclab::cuda::DeviceBuffer<float> buf(static_cast<std::size_t>(count) * kStride);
+    hpclab::cuda::DeviceBuffer<float> sink(1);
+    HPCLAB_CUDA_CHECK(cudaMemset(buf.get(), 0, static_cast<std::size_t>(count) * kStride * sizeof(float)));
+    const int threads = 256;
+    const unsigned blocks = static_cast<unsigned>(blocks_for(count, threads));
+    const double read = hpclab::cuda::time_events(
+                            [&] {
+                                sector_read<<<blocks, threads>>>(buf.get(), count, sink.get());
+                                HPCLAB_CUDA_CHECK_LAUNCH();
+                            },
+                            2, std::max(reps, 5))
+                            .median;
+    const double write = hpclab::cuda::time_events(
+                             [&] {
+                                 sector_write<<<blocks, threads>>>(buf.get(), count);
+                                 HPCLAB_CUDA_CHECK_LAUNCH();
+                             },
+                             2, std::max(reps, 5))
+                             .median;
+    return 128.0 * static_cast<double>(count) / (read + write) / 1e9;
+}
+
+std::vector<OverlapProbe> measure_overlap_probes(int reps) {
+    int sms = 0;
+    HPCLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const long long n = 1LL << 24;  // float4s: 256 MiB read, 256 MiB written
+    hpclab::cuda::DeviceBuffer<float4> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+    hpclab::cuda::DeviceBuffer<float> sink(1);
+    HPCLAB_CUDA_CHECK(cudaMemset(in.get(), 0, static_cast<std::size_t>(n) * sizeof(float4)));
+    const unsigned blocks = static_cast<unsigned>(sms) * 8;
+    const int threads = 256;
+    auto time = [&](bool memory, int k) {
+        return hpclab::cuda::time_events(
+                   [&] {
+                       if (memory)
+                           overlap_stream<true><<<blocks, threads>>>(in.get(), out.get(), n, k, sink.get());
+                       else
+                           overlap_stream<false><<<blocks, threads>>>(in.get(), out.get(), n, k, sink.get());
+                       HPCLAB_CUDA_CHECK_LAUNCH();
+                   },
+                   2, std::max(reps, 5))
+            .median;
+    };
+    const double memory = time(true, 0);
+    std::vector<OverlapProbe> probes;
+    for (int k : {64, 128, 192, 256, 320, 384, 448, 512, 640, 768, 1024, 1536}) {
+        OverlapProbe p;
+        p.k = k;
+        p.memory = memory;
+        p.compute = time(false, k);
+        p.mixed = time(true, k);
+        probes.push_back(p);
+    }
+    return probes;
 }
 
 long long launch_validation(const ValidationBuffers& b, int threads) {

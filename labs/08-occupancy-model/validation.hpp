@@ -47,6 +47,23 @@ double measure_sm_clock_ghz();
 // Bytes a second the L2 delivers to all SMs: every SM reads a window of half
 // the L2 over and over, 16 bytes a load.
 double measure_l2_gbps(int reps);
+// DRAM bytes a second of sector-granular access, one 4-byte word per
+// 128-byte line, measured by two kernels that are not the strided copy: one
+// that only reads such words, one that only writes them, timed apart. Counted
+// as Nsight Compute counts the bytes on the H100: 64 read a word (HBM's
+// access is two 32-byte sectors), 32 to fill the sector a word is written
+// into and 32 to write it back; 128 bytes an element over the two times.
+double measure_sector_gbps(int reps);
+// The calibration of the overlap law (throughput_floors.hpp): a synthetic
+// stream (a grid of 8 blocks of 256 threads a SM loops over float4s: load,
+// k independent FFMAs in four chains, store) timed three ways at each k:
+// the FFMAs alone (no load or store), the loads and stores alone (k = 0),
+// and both. Seconds, the event-timed median of `reps`.
+struct OverlapProbe {
+    int k = 0;  // FFMAs a thread per float4
+    double compute = 0, memory = 0, mixed = 0;
+};
+std::vector<OverlapProbe> measure_overlap_probes(int reps);
 
 // The model's periods for `name` at problem size `size` (some kernels loop
 // over the size).
@@ -54,6 +71,9 @@ std::vector<PeriodCounts> validation_counts(const std::string& name, long long s
 
 // Bytes moved and flops of one run (for the roofline).
 double validation_bytes(const std::string& name, long long size);
+// Of those, the bytes moved by sector-granular (scattered) accesses, which
+// the model charges at the measured sector bandwidth.
+double validation_scattered_bytes(const std::string& name, long long size);
 // Bytes the L2 sends to the SMs in one run (the L1's misses).
 double validation_l2_bytes(const std::string& name, long long size);
 double validation_flops(const std::string& name, long long size);

@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "microbench.hpp"
 #include "occupancy.hpp"
 #include "probe_kernels.hpp"
+#include "throughput_floors.hpp"
 #include "time_model.hpp"
 
 namespace {
@@ -312,6 +314,108 @@ TEST(Model, Accuracy) {
     EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab08::p_acc(4.0, 2.0)), 0.5);
     EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab08::p_acc(3.0, 3.0)), 1.0);
     EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab08::p_acc(0.0, 1.0)), 0.0);
+}
+
+// ---- the harness's throughput floors and overlap law (worth 0 points: given code) ----
+
+TEST(Floors, OverlapLawHandComputed) {
+    const double inf = std::numeric_limits<double>::infinity();
+    EXPECT_DOUBLE_EQ(lab08::overlap({3, 4}, 1), 7.0);  // no overlap: the sum
+    EXPECT_DOUBLE_EQ(lab08::overlap({3, 4}, 2), 5.0);
+    EXPECT_DOUBLE_EQ(lab08::overlap({3, 4}, inf), 4.0);  // full overlap: the max
+    EXPECT_NEAR(lab08::overlap({2, 2}, 3), 2 * std::cbrt(2.0), 1e-12);
+    EXPECT_NEAR(lab08::overlap({1e-3, 0, 1e-3}, 4), 1e-3 * std::pow(2.0, 0.25), 1e-15);
+    EXPECT_DOUBLE_EQ(lab08::overlap({5, 1e-9}, 400), 5.0);  // no overflow for a large p
+    EXPECT_EQ(lab08::overlap({}, 2), 0.0);
+    EXPECT_EQ(lab08::overlap({0, 0}, 3), 0.0);
+    EXPECT_THROW(lab08::overlap({1, 2}, 0.5), std::invalid_argument);
+    EXPECT_THROW(lab08::overlap({1, -2}, 2), std::invalid_argument);
+}
+
+TEST(Floors, FitOverlapExponentRecoversTheLaw) {
+    std::vector<lab08::OverlapSample> law3, max_law, sum_law;
+    for (double c : {0.5, 1.0, 2.0, 4.0}) {
+        law3.push_back({c, 1.0, std::cbrt(c * c * c + 1.0)});
+        max_law.push_back({c, 1.0, std::max(c, 1.0)});
+        sum_law.push_back({c, 1.0, c + 1.0});
+    }
+    EXPECT_NEAR(lab08::fit_overlap_exponent(law3), 3.0, 1e-3);
+    EXPECT_NEAR(lab08::fit_overlap_exponent(max_law), 16.0, 1e-9);  // the top of the range
+    EXPECT_NEAR(lab08::fit_overlap_exponent(sum_law), 1.0, 1e-9);
+    // One sample: the root of 2.2^p = 1 + 2^p, p = 2.1423 (bisection by hand).
+    EXPECT_NEAR(lab08::fit_overlap_exponent({{1.0, 2.0, 2.2}}), 2.1423, 1e-3);
+    EXPECT_THROW(lab08::fit_overlap_exponent({}), std::invalid_argument);
+    EXPECT_THROW(lab08::fit_overlap_exponent({{1.0, 0.0, 1.0}}), std::invalid_argument);
+}
+
+TEST(Floors, HongKimCasesHandComputed) {
+    lab08::HongKimInputs in;
+    in.instructions = 40, in.memory_instructions = 2, in.issue_cycles = 1;
+    in.latency_cycles = 400, in.departure_cycles = 4, in.bytes_per_access = 128;
+    in.bytes_per_cycle = 3.2;  // BW_per_warp = 128 / 400 = 0.32: MWP_peak_BW = 10
+    in.active_warps = 16;
+    // Mem_cycles 800, Comp_cycles 40: CWP_full = 21, CWP = 16 >= MWP = 10: memory-bound,
+    // 40 / 2 x (10 - 1) = 180 cycles not overlapped.
+    auto r = lab08::hong_kim(in);
+    EXPECT_DOUBLE_EQ(r.mwp, 10.0);
+    EXPECT_DOUBLE_EQ(r.cwp, 16.0);
+    EXPECT_EQ(r.kind, 2);
+    EXPECT_DOUBLE_EQ(r.nonoverlap_cycles, 180.0);
+    // Four warps: MWP = CWP = N = 4, not enough warps: 20 x 3 = 60.
+    in.active_warps = 4;
+    r = lab08::hong_kim(in);
+    EXPECT_EQ(r.kind, 1);
+    EXPECT_DOUBLE_EQ(r.nonoverlap_cycles, 60.0);
+    // 800 instructions: CWP_full = 1600 / 800 = 2 < MWP = 10: computation-bound, nothing added.
+    in.active_warps = 16, in.instructions = 800;
+    r = lab08::hong_kim(in);
+    EXPECT_DOUBLE_EQ(r.cwp, 2.0);
+    EXPECT_EQ(r.kind, 3);
+    EXPECT_EQ(r.nonoverlap_cycles, 0.0);
+    // A departure delay of 100 cycles: MWP_Without_BW = 4 bounds MWP.
+    in.instructions = 40, in.departure_cycles = 100;
+    EXPECT_DOUBLE_EQ(lab08::hong_kim(in).mwp, 4.0);
+    in.active_warps = 0;
+    EXPECT_THROW(lab08::hong_kim(in), std::invalid_argument);
+}
+
+TEST(Floors, RefineHandComputed) {
+    lab08::MachineRates r;
+    r.sm_count = 1, r.clock_ghz = 1, r.issue_per_sm = 4, r.lsu_per_sm = 1, r.sfu_per_sm = 0.5;
+    r.l2_gbps = 1, r.dram_gbps = 1, r.sector_gbps = 0.5, r.launch_seconds = 0.5, r.blocks_per_second = 1e9;
+    lab08::KernelWork w;
+    w.warp_instructions = 4e9;                 // 1 s at 4 a cycle, 1 GHz, one SM
+    w.dram_bytes = 1e9;                        // 1 s at 1 GB/s
+    w.scattered_dram_bytes = 1e9;              // 2 s at 0.5 GB/s
+    auto max_law = lab08::refine(0.25, w, r);  // the default law: the max
+    EXPECT_DOUBLE_EQ(max_law.issue, 1.0);
+    EXPECT_DOUBLE_EQ(max_law.dram, 3.0);
+    EXPECT_DOUBLE_EQ(max_law.seconds, 0.5 + 3.0);
+    EXPECT_EQ(max_law.bound, "dram");
+    r.overlap_p = 2;
+    const auto p2 = lab08::refine(0.25, w, r);
+    EXPECT_NEAR(p2.seconds, 0.5 + std::sqrt(0.25 * 0.25 + 1 + 9), 1e-12);
+    EXPECT_EQ(p2.bound, "dram");
+    r.overlap_p = 0.5;
+    EXPECT_THROW(lab08::refine(0.25, w, r), std::invalid_argument);
+    r.overlap_p = 2, r.sector_gbps = 0;
+    EXPECT_THROW(lab08::refine(0.25, w, r), std::invalid_argument);  // scattered bytes, no sector rate
+    w.scattered_dram_bytes = 0;
+    EXPECT_DOUBLE_EQ(lab08::refine(0.25, w, r).dram, 1.0);
+    w.nonoverlap_seconds = 0.5;  // Hong and Kim's term lengthens the DRAM floor
+    EXPECT_DOUBLE_EQ(lab08::refine(0.25, w, r).dram, 1.5);
+    w.lsu_lines = 1e9, w.shared_lines = 1e9;  // one pipe: 1 s at 1 line a cycle + 2 s at 0.5 wavefronts
+    r.shared_per_sm = 0.5;
+    EXPECT_DOUBLE_EQ(lab08::refine(0.25, w, r).lsu, 3.0);
+    w.l2_bytes = 256e9;  // 256 s at 1 GB/s; no fills charged by default
+    EXPECT_DOUBLE_EQ(lab08::refine(0.25, w, r).lsu, 3.0);
+    r.fill_line_bytes = 128;  // 2e9 lines filled: 2 s more on the one pipe
+    const auto fills = lab08::refine(0.25, w, r);
+    EXPECT_DOUBLE_EQ(fills.lsu_fill, 2.0);
+    EXPECT_DOUBLE_EQ(fills.lsu, 5.0);
+    EXPECT_DOUBLE_EQ(fills.l2, 256.0);
+    r.fill_line_bytes = -1;
+    EXPECT_THROW(lab08::refine(0.25, w, r), std::invalid_argument);
 }
 
 // ---- on a GPU --------------------------------------------------------------------
