@@ -136,6 +136,20 @@ class VerdictTest(unittest.TestCase):
             os.mkfifo(os.path.join(d, "fifo"))
             self.assertIn("not a regular file", judging.copy_record(os.path.join(d, "fifo"), os.path.join(d, "o4")))
 
+    def test_copy_record_copies_in_pieces_every_byte(self):
+        # Larger than one piece (1 MiB) and not a multiple of it.
+        data = bytes(range(256)) * (5 * 4096 + 3)
+        with tempfile.TemporaryDirectory() as d:
+            src, dst = os.path.join(d, "src"), os.path.join(d, "dst")
+            with open(src, "wb") as f:
+                f.write(data)
+            self.assertEqual(judging.copy_record(src, dst), "")
+            with open(dst, "rb") as f:
+                self.assertEqual(f.read(), data)
+            self.assertEqual(judging.copy_record(src, dst, limit=len(data)), "")
+            with open(dst, "rb") as f:
+                self.assertEqual(f.read(), data)
+
 
 class ScoreTest(unittest.TestCase):
     def test_ratio_points(self):
