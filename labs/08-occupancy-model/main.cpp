@@ -412,14 +412,12 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                     lab08::HongKim hk;
                     if (counts.front().level == lab08::Level::hbm) {
                         lab08::HongKimInputs in;
-                        for (const auto& pc : counts) {
-                            in.instructions += pc.repeat * double(pc.fadd + pc.ffma + pc.imad + pc.sfu + pc.shared +
-                                                                  pc.loads + pc.stores);
-                            in.memory_instructions += pc.repeat * double(pc.loads + pc.stores);
-                        }
                         const double warps = double(blocks) * launch.warps_per_block, schedulers = 4.0 * d.sm_count;
-                        const double dram_seconds =
-                            (bytes - scattered) / (rates.dram_gbps * 1e9) + scattered / (rates.sector_gbps * 1e9);
+                        in.instructions = work.warp_instructions / warps;  // one warp's
+                        for (const auto& pc : counts)
+                            in.memory_instructions += pc.repeat * double(pc.loads + pc.stores);
+                        // The DRAM floor as the model charges it (no Hong-Kim term yet).
+                        const double dram_seconds = lab08::refine(pred.seconds, work, rates).dram;
                         in.issue_cycles = 4 / rates.issue_per_sm;  // a scheduler issues one warp instruction a cycle
                         in.latency_cycles = costs.hbm > 0 ? costs.hbm : 700;
                         in.departure_cycles =
