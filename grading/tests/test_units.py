@@ -816,3 +816,25 @@ class MutantPatchTest(unittest.TestCase):
                 f.write("--- a/sorting.cpp\n+++ b/sorting.cpp\n@@ -1,1 +1,1 @@\n-no such line\n+x\n")
             with self.assertRaises(selfcheck.StaleMutant):
                 selfcheck.overlay(root, "01-sorting", mutant, os.path.join(tmp, "out"))
+
+
+@unittest.skipIf(shutil.which("clang-format") is None, "clang-format is not installed")
+class FormatCheckTest(unittest.TestCase):
+    """tools/format.py --check: one clang-format run names exactly the files that differ."""
+
+    def test_names_only_the_unformatted_file(self):
+        import subprocess
+        with tempfile.TemporaryDirectory() as tree:
+            os.makedirs(os.path.join(tree, "tools"))
+            os.makedirs(os.path.join(tree, "labs", "99-x"))
+            shutil.copy(os.path.join(ROOT, "tools", "format.py"), os.path.join(tree, "tools"))
+            shutil.copy(os.path.join(ROOT, ".clang-format"), tree)
+            for name, text in (("good.cpp", "int main() { return 0; }\n"), ("bad.cpp", "int  main( ){return 0;}\n")):
+                with open(os.path.join(tree, "labs", "99-x", name), "w") as f:
+                    f.write(text)
+            run = subprocess.run([sys.executable, os.path.join(tree, "tools", "format.py"), "--check"],
+                                 capture_output=True, text=True)
+            self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+            self.assertIn("not formatted: labs/99-x/bad.cpp", run.stdout)
+            self.assertNotIn("good.cpp", run.stdout)
+            self.assertIn("1 of 2 files", run.stdout)
