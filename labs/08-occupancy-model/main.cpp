@@ -273,7 +273,7 @@ lab08::KernelWork work_of(const std::vector<lab08::PeriodCounts>& counts, long l
 }
 
 struct Accuracy {
-    std::vector<double> luo, refined, max_law;
+    std::vector<double> luo, refined, one_law, max_law;
     void emit(hpclab::Reporter& report, const std::string& kernel) const {
         if (refined.empty()) return;
         auto mean = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); };
@@ -282,18 +282,47 @@ struct Accuracy {
                    {"min_p_acc", *std::min_element(refined.begin(), refined.end())},
                    {"mean_p_acc_luo", mean(luo)},
                    {"min_p_acc_luo", *std::min_element(luo.begin(), luo.end())},
+                   {"mean_p_acc_one_law", mean(one_law)},
+                   {"min_p_acc_one_law", *std::min_element(one_law.begin(), one_law.end())},
                    {"mean_p_acc_max_law", mean(max_law)},
                    {"min_p_acc_max_law", *std::min_element(max_law.begin(), max_law.end())}};
-        char line[220];
+        char line[260];
         std::snprintf(line, sizeof line,
-                      "  %zu points: mean P_acc %.3f (min %.2f); max law %.3f (min %.2f); Luo's model alone %.3f (min "
-                      "%.2f)",
-                      refined.size(), mean(refined), *std::min_element(refined.begin(), refined.end()), mean(max_law),
+                      "  %zu points: mean P_acc %.3f (min %.2f); one law %.3f (min %.2f); max law %.3f (min %.2f); "
+                      "Luo's model alone %.3f (min %.2f)",
+                      refined.size(), mean(refined), *std::min_element(refined.begin(), refined.end()), mean(one_law),
+                      *std::min_element(one_law.begin(), one_law.end()), mean(max_law),
                       *std::min_element(max_law.begin(), max_law.end()), mean(luo),
                       *std::min_element(luo.begin(), luo.end()));
         report.emit(m, line);
     }
 };
+
+// Fits an overlap exponent on calibration probes (fit_overlap_exponent) and
+// reports each probe beside the fitted law; `name` names the records,
+// `memory` the probes' memory side in the lines.
+double fit_and_report(hpclab::Reporter& report, const char* name, const std::vector<lab08::OverlapProbe>& probes,
+                      const char* memory) {
+    std::vector<lab08::OverlapSample> samples;
+    for (const auto& p : probes) samples.push_back({p.compute, p.memory, p.mixed});
+    const double exponent = lab08::fit_overlap_exponent(samples);
+    for (const auto& p : probes) {
+        const double law = lab08::overlap({p.compute, p.memory}, exponent);
+        auto m = hpclab::Measurement::named(name, std::size_t(p.k));
+        m.extra = {{"k", double(p.k)},
+                   {"compute_seconds", p.compute},
+                   {"memory_seconds", p.memory},
+                   {"mixed_seconds", p.mixed},
+                   {"law_seconds", law},
+                   {"max_seconds", std::max(p.compute, p.memory)},
+                   {"sum_seconds", p.compute + p.memory}};
+        report.emit(m, format("k=%-5d FFMA alone %7.1f us  %-6s alone %7.1f us  both %7.1f us  law %7.1f us  "
+                              "(max %.2f, law %.2f of both)",
+                              p.k, p.compute * 1e6, memory, p.memory * 1e6, p.mixed * 1e6, law * 1e6,
+                              std::max(p.compute, p.memory) / p.mixed, law / p.mixed));
+    }
+    return exponent;
+}
 
 void run_validation(const Options& o, hpclab::Reporter& report, const Costs& costs, int* skipped) {
     const auto info = hpclab::cuda::device_info(0);
@@ -316,25 +345,13 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
     report.note(
         "\noverlap calibration: a stream of float4s with k FFMAs each, timed with the FFMAs alone, the "
         "loads and stores alone, and both");
-    std::vector<lab08::OverlapSample> samples;
-    const auto probes = lab08::measure_overlap_probes(o.common.reps);
-    for (const auto& p : probes) samples.push_back({p.compute, p.memory, p.mixed});
-    rates.overlap_p = lab08::fit_overlap_exponent(samples);
-    for (const auto& p : probes) {
-        const double law = lab08::overlap({p.compute, p.memory}, rates.overlap_p);
-        auto m = hpclab::Measurement::named("overlap", std::size_t(p.k));
-        m.extra = {{"k", double(p.k)},
-                   {"compute_seconds", p.compute},
-                   {"memory_seconds", p.memory},
-                   {"mixed_seconds", p.mixed},
-                   {"law_seconds", law},
-                   {"max_seconds", std::max(p.compute, p.memory)},
-                   {"sum_seconds", p.compute + p.memory}};
-        report.emit(m, format("k=%-5d FFMA alone %7.1f us  memory alone %7.1f us  both %7.1f us  law %7.1f us  "
-                              "(max %.2f, law %.2f of both)",
-                              p.k, p.compute * 1e6, p.memory * 1e6, p.mixed * 1e6, law * 1e6,
-                              std::max(p.compute, p.memory) / p.mixed, law / p.mixed));
-    }
+    rates.overlap_p = fit_and_report(report, "overlap", lab08::measure_overlap_probes(o.common.reps), "memory");
+    // Luo's time against the issue floor: its own exponent, fitted on a
+    // chain of L2 loads and FFMAs in series (not a validated kernel either).
+    report.note(
+        "\nlatency calibration: a chain of L2 loads with k FFMAs a step in series, timed with the FFMAs alone, "
+        "the loads alone, and both");
+    rates.latency_p = fit_and_report(report, "latency_overlap", lab08::measure_latency_probes(o.common.reps), "loads");
     {
         auto m = hpclab::Measurement::named("machine");
         m.extra = {{"clock_ghz", rates.clock_ghz},
@@ -344,6 +361,7 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                    {"l2_gbps", rates.l2_gbps},
                    {"sector_gbps", rates.sector_gbps},
                    {"overlap_p", rates.overlap_p},
+                   {"latency_p", rates.latency_p},
                    {"fp32_gflops", fp32},
                    {"l2_cycles", costs.l2},
                    {"hbm_cycles", costs.hbm}};
@@ -353,11 +371,11 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                       rates.clock_ghz, rates.launch_seconds * 1e6, rates.dram_gbps, fp32));
         report.note(
             format("blocks started: %.0f a microsecond; L2 to the SMs %.0f GB/s; one word a line %.0f GB/s "
-                   "(sectors moved); overlap exponent p = %.3f",
-                   rates.blocks_per_second / 1e6, rates.l2_gbps, rates.sector_gbps, rates.overlap_p));
+                   "(sectors moved); overlap exponent p = %.3f, latency exponent %.3f",
+                   rates.blocks_per_second / 1e6, rates.l2_gbps, rates.sector_gbps, rates.overlap_p, rates.latency_p));
         report.note(
-            "refined = launch + p-norm(Luo, issue, LSU, SFU, L2, DRAM, blocks); P_acc of both (Luo alone in "
-            "brackets)");
+            "refined = launch + p-norm(latency exponent's norm of (Luo, issue), LSU, SFU, L2, DRAM, blocks); P_acc "
+            "of both (Luo alone in brackets)");
     }
     for (const auto& vk : lab08::validation_kernels()) {
         if (o.kernel != "all" && o.kernel != vk.name) continue;
@@ -434,15 +452,21 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                     // DRAM byte at the copy bandwidth, no Hong-Kim term.
                     lab08::MachineRates max_rates = rates;
                     max_rates.overlap_p = std::numeric_limits<double>::infinity();
+                    max_rates.latency_p = 0;
                     max_rates.fill_line_bytes = 0;
+                    // Round 2's model: one p-norm of all seven terms.
+                    lab08::MachineRates one_law_rates = rates;
+                    one_law_rates.latency_p = 0;
+                    const double round2 = lab08::refine(pred.seconds, work, one_law_rates).seconds;
                     // Round 1's model: the same, without the L1 fills.
-                    lab08::MachineRates no_fill_rates = rates;
+                    lab08::MachineRates no_fill_rates = one_law_rates;
                     no_fill_rates.fill_line_bytes = 0;
                     const double round1 = lab08::refine(pred.seconds, work, no_fill_rates).seconds;
                     const auto max_law = lab08::refine(
                         pred.seconds, work_of(counts, blocks, launch.warps_per_block, l2, bytes, 0), max_rates);
                     acc.luo.push_back(lab08::p_acc(s.median, pred.seconds));
                     acc.refined.push_back(lab08::p_acc(s.median, refined.seconds));
+                    acc.one_law.push_back(lab08::p_acc(s.median, round2));
                     acc.max_law.push_back(lab08::p_acc(s.median, max_law.seconds));
                     const double intensity = bytes > 0 ? flops / bytes : 0;
                     const double bound_gflops = std::min(fp32, intensity * rates.dram_gbps);
@@ -467,6 +491,8 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                                {"lsu_seconds", refined.lsu},
                                {"lsu_fill_seconds", refined.lsu_fill},
                                {"p_acc_no_fill", lab08::p_acc(s.median, round1)},
+                               {"p_acc_one_law", acc.one_law.back()},
+                               {"latency_issue_seconds", refined.latency_issue},
                                {"sfu_seconds", refined.sfu},
                                {"l2_seconds", refined.l2},
                                {"dram_seconds", refined.dram},

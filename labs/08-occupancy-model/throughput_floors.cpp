@@ -70,6 +70,8 @@ RefinedPrediction refine(double luo_seconds, const KernelWork& work, const Machi
         !(rates.fill_line_bytes >= 0))
         throw std::invalid_argument("refine: every rate must be > 0 and the launch time >= 0");
     if (!(rates.overlap_p >= 1)) throw std::invalid_argument("refine: overlap_p must be >= 1 (infinity for the max)");
+    if (!(rates.latency_p == 0 || rates.latency_p >= 1))
+        throw std::invalid_argument("refine: latency_p must be 0 (overlap_p) or >= 1");
     if (luo_seconds < 0 || work.warp_instructions < 0 || work.lsu_lines < 0 || work.shared_lines < 0 ||
         work.sfu_instructions < 0 || work.l2_bytes < 0 || work.dram_bytes < 0 || work.scattered_dram_bytes < 0 ||
         work.blocks < 0 || work.nonoverlap_seconds < 0)
@@ -96,12 +98,12 @@ RefinedPrediction refine(double luo_seconds, const KernelWork& work, const Machi
                                                     {r.sfu, "sfu"},      {r.l2, "l2"},       {r.dram, "dram"},
                                                     {r.blocks, "blocks"}};
     double largest = -1;
-    std::vector<double> all;
-    for (const auto& [seconds, name] : terms) {
-        all.push_back(seconds);
+    for (const auto& [seconds, name] : terms)
         if (seconds > largest) largest = seconds, r.bound = name;
-    }
-    r.seconds = r.launch + overlap(all, rates.overlap_p);
+    // Luo's time and the issue floor first (with overlap_p this is the same
+    // as one p-norm of all seven: p-norms nest), then the other floors.
+    r.latency_issue = overlap({r.luo, r.issue}, rates.latency_p > 0 ? rates.latency_p : rates.overlap_p);
+    r.seconds = r.launch + overlap({r.latency_issue, r.lsu, r.sfu, r.l2, r.dram, r.blocks}, rates.overlap_p);
     return r;
 }
 

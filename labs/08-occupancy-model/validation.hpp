@@ -64,6 +64,15 @@ struct OverlapProbe {
     double compute = 0, memory = 0, mixed = 0;
 };
 std::vector<OverlapProbe> measure_overlap_probes(int reps);
+// The calibration of the latency law (throughput_floors.hpp): every warp of
+// a full grid (64 warps a SM) steps through a chain. A step loads one word
+// from the L2 (__ldcg, the same address for the warp), runs k FFMAs in four
+// chains that start from the word, and takes its next address from their
+// result: latency and issue work in series within a warp, as in Luo's
+// calculate periods, overlapped only across warps. Timed three ways at each
+// k: the FFMAs alone (the word from an integer hash instead of the load),
+// the chain of loads alone (k = 0), and both.
+std::vector<OverlapProbe> measure_latency_probes(int reps);
 
 // The model's periods for `name` at problem size `size` (some kernels loop
 // over the size).

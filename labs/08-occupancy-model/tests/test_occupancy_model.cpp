@@ -418,6 +418,33 @@ TEST(Floors, RefineHandComputed) {
     EXPECT_THROW(lab08::refine(0.25, w, r), std::invalid_argument);
 }
 
+TEST(Floors, LatencyLawCombinesLuoAndIssueFirst) {
+    lab08::MachineRates r;
+    r.sm_count = 1, r.clock_ghz = 1, r.l2_gbps = 1, r.dram_gbps = 1, r.blocks_per_second = 1e9;
+    lab08::KernelWork w;
+    w.warp_instructions = 16e9;  // 4 s at 4 a cycle
+    w.lsu_lines = 4.5e9;         // 4.5 s at 1 line a cycle
+    r.overlap_p = std::numeric_limits<double>::infinity();
+    // latency_p 0: one law for all, here the max: 4.5 s.
+    auto one = lab08::refine(3.0, w, r);
+    EXPECT_DOUBLE_EQ(one.latency_issue, 4.0);
+    EXPECT_DOUBLE_EQ(one.seconds, 4.5);
+    EXPECT_EQ(one.bound, "lsu");
+    // Luo (3 s) and issue (4 s) by p = 2 first: 5 s, which the max then keeps.
+    r.latency_p = 2;
+    auto two = lab08::refine(3.0, w, r);
+    EXPECT_DOUBLE_EQ(two.latency_issue, 5.0);
+    EXPECT_DOUBLE_EQ(two.seconds, 5.0);
+    EXPECT_EQ(two.bound, "lsu");  // the largest single term, as before
+    // With overlap_p = 2 as well, the norms nest: sqrt(9 + 16 + 4.5^2).
+    r.overlap_p = 2;
+    EXPECT_NEAR(lab08::refine(3.0, w, r).seconds, std::sqrt(9 + 16 + 20.25), 1e-12);
+    r.latency_p = 0;
+    EXPECT_NEAR(lab08::refine(3.0, w, r).seconds, std::sqrt(9 + 16 + 20.25), 1e-12);
+    r.latency_p = 0.5;
+    EXPECT_THROW(lab08::refine(3.0, w, r), std::invalid_argument);
+}
+
 // ---- on a GPU --------------------------------------------------------------------
 
 int attribute(cudaDeviceAttr a) {
