@@ -275,9 +275,7 @@ int run_tensor(const Options& o, const std::vector<Shape>& shapes) {
     const auto dev = hpclab::cuda::device_info();
     report.note(dev.name + ": " + o.type + " inputs, FP32 sums and output; cuBLAS (cublasGemmEx) of the same types " +
                 "as the anchor; relative error on 17 rows against the FP64 product of the unrounded inputs");
-    report.note(
-        "bar on an H100 (bf16, 8192^3): mma_bf16 >= 0.75 of the mma.sync ceiling of the same run (0.5x cuBLAS "
-        "is the ceiling itself: see the handout)");
+    report.note("bar on an H100 (bf16, 8192^3): mma_bf16 >= 50% of cuBLAS");
     int not_implemented = 0;
     for (const auto& s : shapes)
         not_implemented +=
