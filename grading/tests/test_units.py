@@ -3,6 +3,7 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 import sys
 import tempfile
 import time
@@ -671,7 +672,6 @@ class MpiLaunchEnvTest(unittest.TestCase):
     def test_mpirun_starts_with_a_missing_rsh_agent(self):
         # The failure reproduced where ssh exists: point the agent nowhere.
         env = dict(sb_mod.base_env(), HOME="/tmp", OMPI_MCA_plm_rsh_agent="does-not-exist", **manifest.MPI_AS_ROOT_ENV)
-        import subprocess
         broken = subprocess.run(["mpirun", "-np", "1", "true"], env=env, capture_output=True, timeout=60)
         env.update(sb_mod.mpi_launch_env("/nonexistent", {}))
         fixed = subprocess.run(["mpirun", "-np", "1", "true"], env=env, capture_output=True, timeout=60)
@@ -823,7 +823,6 @@ class FormatCheckTest(unittest.TestCase):
     """tools/format.py --check: one clang-format run names exactly the files that differ."""
 
     def test_names_only_the_unformatted_file(self):
-        import subprocess
         with tempfile.TemporaryDirectory() as tree:
             os.makedirs(os.path.join(tree, "tools"))
             os.makedirs(os.path.join(tree, "labs", "99-x"))
