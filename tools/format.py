@@ -4,6 +4,8 @@
   tools/format.py           reformat every C++ file in place
   tools/format.py --check   list the files clang-format would change; exit 1 if any
 
+Any other argument: one line on stderr and exit 2.
+
 Covers common/, labs/, solutions/ and grading/hidden/ (what is absent, as in
 the student release, is skipped). Grader fixtures are attack code and stay as
 written. Meson runs the check as the test `format` when clang-format exists.
@@ -32,7 +34,8 @@ def cxx_files():
 def main(argv):
     check = argv[1:] == ["--check"]
     if argv[1:] not in ([], ["--check"]):
-        print(__doc__.strip(), file=sys.stderr)
+        print("format: error: unknown arguments %s (usage: tools/format.py [--check])" % " ".join(argv[1:]),
+              file=sys.stderr)
         return 2
     tool = shutil.which("clang-format")
     if tool is None:
