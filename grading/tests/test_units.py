@@ -837,3 +837,8 @@ class FormatCheckTest(unittest.TestCase):
             self.assertIn("not formatted: labs/99-x/bad.cpp", run.stdout)
             self.assertNotIn("good.cpp", run.stdout)
             self.assertIn("1 of 2 files", run.stdout)
+            bad = subprocess.run([sys.executable, os.path.join(tree, "tools", "format.py"), "--chek"],
+                                 capture_output=True, text=True)
+            self.assertEqual(bad.returncode, 2)
+            self.assertEqual(len(bad.stderr.strip().splitlines()), 1, bad.stderr)
+            self.assertIn("--chek", bad.stderr)
