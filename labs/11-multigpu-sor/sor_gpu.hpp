@@ -215,12 +215,21 @@ int select_local_gpu(MPI_Comm comm);
 bool cuda_aware_mpi(std::string* why = nullptr);
 
 enum class Exchange {
-    Staged,      // device -> pinned host -> MPI_Sendrecv -> pinned host -> device, then compute
-    Overlapped,  // boundary rows first; their exchange overlaps the interior update
-    CudaAware,   // MPI_Sendrecv on device pointers (needs a CUDA-aware MPI)
+    Staged,          // device -> pinned host -> MPI_Sendrecv -> pinned host -> device, then compute
+    Overlapped,      // boundary rows first; their exchange overlaps the interior update
+    CudaAware,       // MPI_Sendrecv on device pointers (needs a CUDA-aware MPI)
+    Peer,            // GPU to GPU through CUDA IPC, no host (stage 4d, sor_peer.hpp)
+    PeerOverlapped,  // the same, overlapped with the interior update
 };
 inline const char* exchange_name(Exchange e) {
-    return e == Exchange::Staged ? "staged" : e == Exchange::Overlapped ? "overlapped" : "cuda-aware";
+    switch (e) {
+        case Exchange::Staged: return "staged";
+        case Exchange::Overlapped: return "overlapped";
+        case Exchange::CudaAware: return "cuda-aware";
+        case Exchange::Peer: return "peer";
+        case Exchange::PeerOverlapped: return "peer-overlapped";
+    }
+    return "unknown";
 }
 
 struct SweepTimes {
@@ -233,7 +242,8 @@ struct SweepTimes {
 // rows with the strip's neighbours as `mode` says. The grid after the sweeps
 // is bitwise the serial CPU red_black_sweep's. Halo rows are refreshed from
 // the neighbours before they are first read. Throws std::runtime_error for
-// CudaAware when cuda_aware_mpi() is false.
+// CudaAware when cuda_aware_mpi() is false. `mode` is Staged, Overlapped or
+// CudaAware: the peer modes are gpu_peer_sweeps (sweep_strips picks).
 SweepTimes gpu_mpi_sweeps(const StripComm& sc, DeviceStrip& d, double omega, long sweeps, Exchange mode);
 
 // Wide halos on GPUs: d holds a wide strip (the rows of wide_rows(sc,
