@@ -22,6 +22,8 @@
 #include "hpclab/mpi.hpp"
 #include "sor.hpp"
 #include "sor_gpu.hpp"
+#include "sor_peer.hpp"
+#include "tests/peer_expectation.hpp"
 #include "tests/sor_test_util.hpp"
 
 using namespace lab11;
@@ -206,6 +208,36 @@ TEST(Hidden, GpuStripsWithOneOrTwoRowsPerRank) {
             ASSERT_TRUE(same_size_on_every_rank(mine.u.size(), size));
             EXPECT_TRUE(gathered_strips_equal(mine, serial)) << exchange_name(e) << " n = " << n;
         }
+}
+
+TEST(Hidden, GpuPeerStripsWithOneOrTwoRowsPerRank) {
+    HPCLAB_REQUIRE_GPU();
+    pick_gpu();
+    std::string why;
+    if (!lab11_test::peer_exchange_expected(&why)) GTEST_SKIP() << "no GPU-to-GPU exchange on this host: " << why;
+    const int p = hpclab::mpi::size();
+    // One or two rows per rank: no interior for the overlapped variant, the
+    // same row sent up and down; odd widths leave an unused slot per row.
+    for (int n : {p, 2 * p, 2 * p + 1})
+        for (Layout l : {Layout::Natural, Layout::Separated})
+            for (Exchange e : {Exchange::Peer, Exchange::PeerOverlapped}) {
+                const std::uint64_t seed = 91 + 2 * static_cast<std::uint64_t>(e) + static_cast<std::uint64_t>(l);
+                const StripComm sc = HPCLAB_VALUE(make_strip_comm(n, MPI_COMM_WORLD));
+                Strip serial = random_start(ProblemKind::PoissonSine, n, 1, n, seed);
+                Strip mine = random_start(ProblemKind::PoissonSine, n, sc.range().first, sc.range().rows, seed);
+                reference_sweeps(serial, 1.5, 5);
+                const std::size_t size = mine.u.size();
+                HPCLAB_CALL(
+                    [&] {
+                        DeviceStrip d = upload(mine, l);
+                        sweep_strips(sc, d, 1.5, 5, e);
+                        download(d, mine);
+                    },
+                    mine.u);
+                ASSERT_TRUE(same_size_on_every_rank(mine.u.size(), size));
+                EXPECT_TRUE(gathered_strips_equal(mine, serial))
+                    << exchange_name(e) << ", " << layout_name(l) << ", n = " << n;
+            }
 }
 
 TEST(Hidden, WideHalosAtTheDepthLimitAndOnLaplace) {

@@ -1,7 +1,7 @@
 // Lab 11 visible tests, GPU parts: both layouts bitwise equal to the CPU
 // red-black sweep, the device residual, a device solve, and the GPU + MPI
-// strips (staged, overlapped, CUDA-aware) bitwise equal to serial. Every
-// test skips with a reason when there is no GPU.
+// strips (staged, overlapped, CUDA-aware, GPU to GPU) bitwise equal to
+// serial. Every test skips with a reason when there is no GPU.
 //
 // Each piece of GPU work (upload, the student's kernels, download) is one
 // judged call that returns the grid as a vector (hpclab/judged.hpp); the CPU
@@ -15,19 +15,23 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "hpclab/gtest_gpu.hpp"
 #include "hpclab/judged.hpp"
 #include "hpclab/mpi.hpp"
+#include "peer_expectation.hpp"
 #include "sor.hpp"
 #include "sor_gpu.hpp"
+#include "sor_peer.hpp"
 #include "sor_test_util.hpp"
 
 using namespace lab11;
 using lab11_test::gathered_blocks_equal;
 using lab11_test::gathered_strips_equal;
+using lab11_test::peer_exchange_expected;
 using lab11_test::random_start;
 using lab11_test::reference_colour;
 using lab11_test::reference_residual_norm;
@@ -185,7 +189,7 @@ void expect_gpu_strips_match_serial(Exchange mode, Layout layout, int n, int swe
     HPCLAB_CALL(
         [&] {
             DeviceStrip d = upload(mine, layout);
-            gpu_mpi_sweeps(sc, d, 1.8, sweeps, mode);
+            sweep_strips(sc, d, 1.8, sweeps, mode);
             download(d, mine);
         },
         mine.u);
@@ -278,4 +282,92 @@ TEST(GpuMpi, BlocksMatchSerialBitwise) {
             EXPECT_TRUE(gathered_blocks_equal(b, serial))
                 << layout_name(l) << ", n = " << n << ", blocks " << bc.dim(0) << " x " << bc.dim(1);
         }
+}
+
+// ---- stage 4d: GPU to GPU ---------------------------------------------------------
+
+TEST(GpuMpi, PeerLinksPointAtTheNeighboursGhostRows) {
+    HPCLAB_REQUIRE_GPU();
+    pick_gpu();
+    std::string expected_why;
+    const bool expected = peer_exchange_expected(&expected_why);
+    const int n = 24;
+    const StripComm sc = HPCLAB_VALUE(make_strip_comm(n, MPI_COMM_WORLD));
+    const Strip want = random_start(ProblemKind::PoissonSine, n, sc.range().first, sc.range().rows, 31);
+    // Ghost rows poisoned: only the neighbours' writes through the links can
+    // put the right values there.
+    Strip poisoned = want;
+    const bool has_up = want.first_row > 1, has_down = want.first_row + want.rows <= n;
+    for (int j = 0; j < want.width(); ++j) {
+        if (has_up) poisoned.at(0, j) = -777.0;
+        if (has_down) poisoned.at(want.rows + 1, j) = -777.0;
+    }
+    const auto got = HPCLAB_CALL([&] {
+        DeviceStrip d = upload(poisoned, Layout::Separated);
+        const PeerLinks links = open_peer_links(sc, d);
+        if (links.usable) {
+            // Whole rows (colour 2) into the neighbours' ghost rows.
+            if (links.up.ghost) push_row(d, 1, 2, links.up.ghost, nullptr);
+            if (links.down.ghost) push_row(d, d.rows, 2, links.down.ghost, nullptr);
+            HPCLAB_CUDA_CHECK(cudaDeviceSynchronize());
+            HPCLAB_MPI_CHECK(MPI_Barrier(sc.comm()));
+        }
+        Strip back = poisoned;
+        download(d, back);
+        return std::make_tuple(links.usable, links.why, links.up.ghost != nullptr, links.down.ghost != nullptr, back.u);
+    });
+    if (!expected) {
+        EXPECT_FALSE(std::get<0>(got)) << "the GPUs cannot reach each other here (" << expected_why << ")";
+        EXPECT_FALSE(std::get<1>(got).empty()) << "a refusal must say why";
+        return;
+    }
+    ASSERT_TRUE(std::get<0>(got)) << "every GPU here can reach the others, but: " << std::get<1>(got);
+    EXPECT_EQ(std::get<2>(got), has_up) << "a link up exactly when there is a neighbour above";
+    EXPECT_EQ(std::get<3>(got), has_down) << "a link down exactly when there is a neighbour below";
+    EXPECT_TRUE(same_bits(std::get<4>(got), want.u, want.width())) << "ghost rows after the neighbours' writes";
+}
+
+namespace {
+
+// Peer modes where the host can do them; elsewhere they must refuse.
+void expect_peer_strips_match_serial(Exchange mode, Layout layout, int n, int sweeps, std::uint64_t seed) {
+    std::string why;
+    if (peer_exchange_expected(&why)) return expect_gpu_strips_match_serial(mode, layout, n, sweeps, seed);
+    const StripComm sc = HPCLAB_VALUE(make_strip_comm(n, MPI_COMM_WORLD));
+    const Strip mine = random_start(ProblemKind::PoissonSine, n, sc.range().first, sc.range().rows, seed);
+    EXPECT_THROW(HPCLAB_CALL([&] {
+                     DeviceStrip d = upload(mine, layout);
+                     sweep_strips(sc, d, 1.8, sweeps, mode);
+                 }),
+                 std::runtime_error)
+        << "the GPUs cannot reach each other here (" << why << "): " << exchange_name(mode) << " must refuse";
+}
+
+}  // namespace
+
+TEST(GpuMpi, PeerExchangeMatchesSerialBitwise) {
+    HPCLAB_REQUIRE_GPU();
+    pick_gpu();
+    for (Layout l : {Layout::Natural, Layout::Separated}) {
+        expect_peer_strips_match_serial(Exchange::Peer, l, 29, 6, 51 + static_cast<int>(l));
+        expect_peer_strips_match_serial(Exchange::Peer, l, 64, 4, 53 + static_cast<int>(l));
+    }
+}
+
+TEST(GpuMpi, PeerOverlappedExchangeMatchesSerialBitwise) {
+    HPCLAB_REQUIRE_GPU();
+    pick_gpu();
+    for (Layout l : {Layout::Natural, Layout::Separated}) {
+        expect_peer_strips_match_serial(Exchange::PeerOverlapped, l, 29, 6, 61 + static_cast<int>(l));
+        expect_peer_strips_match_serial(Exchange::PeerOverlapped, l, 64, 4, 63 + static_cast<int>(l));
+    }
+}
+
+TEST(GpuMpi, PeerExchangeStaysInOrderOverManySweeps) {
+    HPCLAB_REQUIRE_GPU();
+    pick_gpu();
+    // Hundreds of colour steps on small strips: the hosts run far ahead of the
+    // GPUs, so a missing or misplaced wait shows as a stale ghost row.
+    for (Exchange e : {Exchange::Peer, Exchange::PeerOverlapped})
+        expect_peer_strips_match_serial(e, Layout::Separated, 48, 300, 71 + static_cast<int>(e));
 }
