@@ -55,6 +55,15 @@ hpclab::Measurement per_sweep(const std::string& name, int n, double seconds_per
 lab11::SweepTimes time_per_sweep(const std::function<lab11::SweepTimes()>& run, const Options& o, long sweeps,
                                  MPI_Comm comm);
 
+// This rank's `sweeps` sweeps of its strip with no exchange at all, timed
+// like gpu_mpi_sweeps (synchronise, barrier, clock): the floor of every path.
+lab11::SweepTimes sweeps_without_exchange(const lab11::StripComm& sc, lab11::DeviceStrip& d, long sweeps);
+
+// Can the halos go GPU to GPU (open_peer_links, opened and closed again)?
+// Collective; when not, `why` says why (also when the student's part is not
+// written yet).
+bool peer_path_usable(const lab11::StripComm& sc, const lab11::DeviceStrip& d, std::string* why);
+
 // Is `got` (the interior of the whole grid, row-major, on rank 0) equal,
 // bit for bit, to `sweeps` serial red-black sweeps of `start`? Collective;
 // every rank gets rank 0's answer.
@@ -68,11 +77,20 @@ std::vector<double> interior_of(const std::vector<double>& whole_grid, int n);
 // does them). Collective; needs 2 ranks, and a GPU for the copy fits.
 struct ExchangeModel {
     lab11::LinearFit message, to_host, to_device;
+    // A kernel's stores into another GPU's memory (push_row of whole rows),
+    // launch to completion as the host sees it: the peer path's copy term.
+    lab11::LinearFit peer_push;
     // One staged exchange of rows of `bytes`: each neighbour's row down and
     // up over the bus, and two MPI_Sendrecv shifts (thesis eq. 3.14: two
     // GPU-host copies plus one host-host message, per direction).
     double predict_staged(double bytes, int neighbours) const {
         return neighbours * (to_host.predict(bytes) + to_device.predict(bytes)) + 2 * message.predict(bytes);
+    }
+    // One GPU-to-GPU exchange after a colour: one colour's half of the
+    // boundary row to each neighbour, one push after the other on one stream.
+    // The wait for the neighbours' events is left out, like time(synch).
+    double predict_peer(double row_bytes, int neighbours) const {
+        return neighbours * peer_push.predict(row_bytes / 2);
     }
 };
 // One-way time of `reps` round trips of `count` elements of `type` between

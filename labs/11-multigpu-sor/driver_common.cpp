@@ -10,6 +10,8 @@
 #include "hpclab/cuda.hpp"
 #include "hpclab/memory.hpp"
 #include "hpclab/mpi.hpp"
+#include "hpclab/not_implemented.hpp"
+#include "sor_peer.hpp"
 
 namespace lab11_driver {
 
@@ -73,6 +75,30 @@ SweepTimes time_per_sweep(const std::function<SweepTimes()>& run, const Options&
     return out;
 }
 
+SweepTimes sweeps_without_exchange(const StripComm& sc, DeviceStrip& d, long sweeps) {
+    Stream stream;
+    SweepTimes t;
+    HPCLAB_CUDA_CHECK(cudaDeviceSynchronize());
+    HPCLAB_MPI_CHECK(MPI_Barrier(sc.comm()));
+    const double start = MPI_Wtime();
+    for (long k = 0; k < sweeps; ++k) gpu_red_black_sweep(d, 1.5, stream.get());
+    stream.synchronize();
+    t.seconds = MPI_Wtime() - start;
+    return t;
+}
+
+bool peer_path_usable(const StripComm& sc, const DeviceStrip& d, std::string* why) {
+    try {
+        const PeerLinks links = open_peer_links(sc, d);
+        if (why) *why = links.why;
+        return links.usable;
+    } catch (const hpclab::NotImplemented& e) {
+        // The same exception on every rank: the student's part is missing.
+        if (why) *why = e.what();
+        return false;
+    }
+}
+
 std::vector<double> interior_of(const std::vector<double>& whole_grid, int n) {
     std::vector<double> out;
     if (whole_grid.empty()) return out;
@@ -107,6 +133,46 @@ double copy_seconds(void* to, const void* from, std::size_t bytes, cudaMemcpyKin
         if (r >= 5) t.push_back(MPI_Wtime() - t0);
     }
     return hpclab::summarize(t).median;
+}
+
+// Median host-observed time of push_row of a whole row of `bytes` into the
+// next GPU's memory (this one's when it is alone or cannot reach the next),
+// for rows of 64 B .. max_bytes (x4); the sizes in *sizes.
+std::vector<double> peer_push_seconds(std::size_t max_bytes, std::vector<double>* sizes) {
+    int me = 0, count = 0;
+    HPCLAB_CUDA_CHECK(cudaGetDevice(&me));
+    HPCLAB_CUDA_CHECK(cudaGetDeviceCount(&count));
+    int other = (me + 1) % count, reach = 0;
+    if (other != me) HPCLAB_CUDA_CHECK(cudaDeviceCanAccessPeer(&reach, me, other));
+    if (!reach) other = me;
+    if (other != me) {
+        const cudaError_t e = cudaDeviceEnablePeerAccess(other, 0);
+        if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) HPCLAB_CUDA_CHECK(e);
+        cudaGetLastError();  // "already enabled" is not an error here
+    }
+    Stream stream;
+    std::vector<double> seconds;
+    for (std::size_t bytes = 64; bytes <= max_bytes; bytes *= 4) {
+        DeviceStrip row;  // one owned row of `bytes`, natural layout
+        row.rows = 1;
+        row.cols = static_cast<int>(bytes / sizeof(double)) - 2;
+        row.pitch = row_pitch(Layout::Natural, row.cols);
+        row.u = hpclab::cuda::DeviceBuffer<double>(3 * static_cast<std::size_t>(row.pitch));
+        row.u.zero();
+        HPCLAB_CUDA_CHECK(cudaSetDevice(other));
+        hpclab::cuda::DeviceBuffer<double> target(static_cast<std::size_t>(row.pitch));
+        HPCLAB_CUDA_CHECK(cudaSetDevice(me));
+        std::vector<double> t;
+        for (int r = 0; r < 25; ++r) {
+            const double t0 = MPI_Wtime();
+            push_row(row, 1, 2, target.get(), stream.get());
+            stream.synchronize();
+            if (r >= 5) t.push_back(MPI_Wtime() - t0);
+        }
+        sizes->push_back(static_cast<double>(bytes));
+        seconds.push_back(hpclab::summarize(t).median);
+    }
+    return seconds;
 }
 
 }  // namespace
@@ -161,11 +227,14 @@ ExchangeModel fit_exchange_model(MPI_Comm comm, std::size_t max_bytes) {
             up.push_back(copy_seconds(device.get(), host.get(), bytes, cudaMemcpyHostToDevice, stream.get()));
         }
     }
+    std::vector<double> px, push = peer_push_seconds(max_bytes, &px);
     // Every rank measured its own GPU; the model uses the slowest rank's figures.
     for (double& t : down) t = hpclab::mpi::max_over_ranks(t, comm);
     for (double& t : up) t = hpclab::mpi::max_over_ranks(t, comm);
+    for (double& t : push) t = hpclab::mpi::max_over_ranks(t, comm);
     m.to_host = fit_latency_bandwidth(x, down);
     m.to_device = fit_latency_bandwidth(x, up);
+    m.peer_push = fit_latency_bandwidth(px, push);
     return m;
 }
 

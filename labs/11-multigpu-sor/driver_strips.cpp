@@ -19,6 +19,8 @@
 
 #include "driver.hpp"
 #include "hpclab/mpi.hpp"
+#include "hpclab/report.hpp"
+#include "sor_peer.hpp"
 
 namespace lab11_driver {
 
@@ -50,7 +52,6 @@ struct Context {
     Strip start;                   // the whole problem on rank 0 when checking, else empty
     std::optional<double> anchor;  // seconds per sweep of the plain strips
     std::optional<ExchangeModel> model;
-    double exchange_alone = 0;  // seconds of one staged exchange with (almost) no compute between
     hpclab::Reporter report;
 };
 
@@ -71,8 +72,31 @@ double staged_exchange_alone(const StripComm& sc, Layout l, const Options& o) {
     return t.exchange_seconds / 2;  // two exchanges per sweep
 }
 
-void check_and_time(Context& c, const Variant& v, bool is_anchor, bool report_exchange, int neighbours_for_model = 0,
-                    double row_bytes = 0) {
+// One GPU-to-GPU exchange on its own, on the same 2-row strips: the time per
+// colour step of the peer path minus that of the same strips swept with no
+// exchange. What is left is the pushes and the wait for the neighbours.
+double peer_exchange_alone(const StripComm& sc, Layout l, const Options& o) {
+    MPI_Comm dup = MPI_COMM_NULL;
+    HPCLAB_MPI_CHECK(MPI_Comm_dup(sc.comm(), &dup));
+    const RowRange thin{sc.range().first, std::min(2, sc.range().rows)};
+    const StripComm thin_comm(dup, sc.n(), thin, sc.up(), sc.down());
+    DeviceStrip d = upload(make_problem(ProblemKind::LaplaceHarmonic, sc.n(), thin.first, thin.rows), l);
+    const long sweeps = 50;
+    const SweepTimes with =
+        time_per_sweep([&] { return gpu_peer_sweeps(thin_comm, d, 1.5, sweeps, false); }, o, sweeps, thin_comm.comm());
+    const SweepTimes without =
+        time_per_sweep([&] { return sweeps_without_exchange(thin_comm, d, sweeps); }, o, sweeps, thin_comm.comm());
+    return (with.seconds - without.seconds) / 2;  // two exchanges per sweep
+}
+
+// A model's prediction of one exchange beside the exchange measured alone.
+struct ModelCheck {
+    double predicted = 0, alone = 0;
+    bool host_timed = false;  // the run's own exchange time is the host's (staged)
+};
+
+void check_and_time(Context& c, const Variant& v, bool is_anchor, bool report_exchange,
+                    const std::optional<ModelCheck>& model = std::nullopt) {
     if (c.n <= kCheckLimit) {
         v.run(kCheckSweeps);
         if (!interior_equals_serial(v.result(), c.start, kCheckSweeps, c.omega, MPI_COMM_WORLD))
@@ -94,19 +118,21 @@ void check_and_time(Context& c, const Variant& v, bool is_anchor, bool report_ex
         used +=
             std::snprintf(line + used, sizeof line - used, "  exchange %.0f%%", 100 * t.exchange_seconds / t.seconds);
     }
-    if (c.model && neighbours_for_model > 0) {
-        // Two exchanges per sweep (one before each colour).
-        const double in_run = t.exchange_seconds / 2, alone = c.exchange_alone;
-        const double predicted = c.model->predict_staged(row_bytes, neighbours_for_model);
-        m.extra.push_back({"exchange_in_run_s", in_run});
+    if (model) {
+        const double alone = model->alone, predicted = model->predicted;
         m.extra.push_back({"exchange_alone_s", alone});
         m.extra.push_back({"exchange_predicted_s", predicted});
         m.extra.push_back({"prediction_error", (predicted - alone) / alone});
-        std::snprintf(line + used, sizeof line - used,
-                      "\n      one exchange: %.1f us alone, model %.1f us (%+.0f%%); %.1f us in the run (waiting for "
-                      "the neighbour: %.1f us)",
-                      alone * 1e6, predicted * 1e6, 100 * (predicted - alone) / alone, in_run * 1e6,
-                      (in_run - alone) * 1e6);
+        used += std::snprintf(line + used, sizeof line - used,
+                              "\n      one exchange: %.1f us alone, model %.1f us (%+.0f%%)", alone * 1e6,
+                              predicted * 1e6, 100 * (predicted - alone) / alone);
+        if (model->host_timed) {
+            // Two exchanges per sweep (one before each colour).
+            const double in_run = t.exchange_seconds / 2;
+            m.extra.push_back({"exchange_in_run_s", in_run});
+            std::snprintf(line + used, sizeof line - used, "; %.1f us in the run (waiting for the neighbour: %.1f us)",
+                          in_run * 1e6, (in_run - alone) * 1e6);
+        }
     }
     c.report.emit(m, line);
 }
@@ -200,8 +226,12 @@ std::vector<Exchange> exchanges(const std::string& e) {
     if (e == "staged") return {Exchange::Staged};
     if (e == "overlapped") return {Exchange::Overlapped};
     if (e == "cuda-aware") return {Exchange::CudaAware};
-    return {Exchange::Staged, Exchange::Overlapped, Exchange::CudaAware};
+    if (e == "peer") return {Exchange::Peer};
+    if (e == "peer-overlapped") return {Exchange::PeerOverlapped};
+    return {Exchange::Staged, Exchange::Overlapped, Exchange::CudaAware, Exchange::Peer, Exchange::PeerOverlapped};
 }
+
+bool is_peer(Exchange e) { return e == Exchange::Peer || e == Exchange::PeerOverlapped; }
 
 int run_gpus(Context& c) {
     const int p = hpclab::mpi::size();
@@ -219,17 +249,34 @@ int run_gpus(Context& c) {
                       c.model->to_host.startup_s * 1e6, 1e-9 / c.model->to_host.per_byte_s,
                       c.model->to_device.startup_s * 1e6, 1e-9 / c.model->to_device.per_byte_s);
         c.report.note(line);
+        c.report.note(hpclab::format("model: a push into the next GPU %.2f us + %.1f GB/s",
+                                     c.model->peer_push.startup_s * 1e6, 1e-9 / c.model->peer_push.per_byte_s));
     }
     const int neighbours = p == 1 ? 0 : p == 2 ? 1 : 2;  // of the busiest rank
     for (Layout l : layouts_of(c.o)) {
         c.anchor.reset();
         const double row_bytes = 8.0 * row_pitch(l, c.n);
-        if (c.model) c.exchange_alone = staged_exchange_alone(sc, l, c.o);
-        DeviceStrip d;
+        DeviceStrip d = upload(strip, l);
+        std::string peer_why;
+        const bool peer = peer_path_usable(sc, d, &peer_why);
+        note(c.o, peer ? "  halo paths: through the host, and GPU to GPU (CUDA IPC)"
+                       : "  halo paths: through the host only (GPU to GPU unavailable: " + peer_why + ")");
+        std::optional<ModelCheck> staged_model, peer_model;
+        if (c.model) {
+            staged_model =
+                ModelCheck{c.model->predict_staged(row_bytes, neighbours), staged_exchange_alone(sc, l, c.o), true};
+            if (peer)
+                peer_model =
+                    ModelCheck{c.model->predict_peer(row_bytes, neighbours), peer_exchange_alone(sc, l, c.o), false};
+        }
         for (Exchange e : exchanges(c.o.exchange)) {
             std::string why;
             if (e == Exchange::CudaAware && !cuda_aware_mpi(&why)) {
                 note(c.o, "  cuda-aware: skipped: " + why);
+                continue;
+            }
+            if (is_peer(e) && !peer) {
+                note(c.o, std::string("  ") + exchange_name(e) + ": skipped: " + peer_why);
                 continue;
             }
             const bool staged = e == Exchange::Staged;
@@ -237,7 +284,7 @@ int run_gpus(Context& c) {
                            {std::string("gpu-strips-") + exchange_name(e) + "-" + layout_name(l),
                             [&, e](long sweeps) {
                                 d = upload(strip, l);
-                                return gpu_mpi_sweeps(sc, d, c.omega, sweeps, e);
+                                return sweep_strips(sc, d, c.omega, sweeps, e);
                             },
                             [&] {
                                 Strip back = strip;
@@ -245,9 +292,12 @@ int run_gpus(Context& c) {
                                 return interior_of(gather_grid(sc, back), c.n);
                             }},
                            staged,
-                           // Overlapped: the host sits in the exchange while the
-                           // interior runs, so its share measures nothing.
-                           e != Exchange::Overlapped, staged ? neighbours : 0, row_bytes);
+                           // Overlapped and peer: the host's time in the exchange
+                           // is not the GPUs', so its share measures nothing.
+                           e == Exchange::Staged || e == Exchange::CudaAware,
+                           staged                ? staged_model
+                           : e == Exchange::Peer ? peer_model
+                                                 : std::nullopt);
         }
         const BlockComm bc = make_block_comm(c.n, MPI_COMM_WORLD);
         const Block block = cut_block(make_problem(ProblemKind::PoissonSine, c.n), bc.rows(), bc.cols());
@@ -288,7 +338,7 @@ int run_gpus(Context& c) {
 int run_strips(const Options& o) {
     const bool gpu = o.device == "gpu";
     if (gpu) select_local_gpu(MPI_COMM_WORLD);
-    Context c{o, o.n ? to_grid_size(o.n) : (gpu ? 4096 : 512), sweeps_of(o), 0.0, {}, {}, {}, 0.0, reporter(o)};
+    Context c{o, o.n ? to_grid_size(o.n) : (gpu ? 4096 : 512), sweeps_of(o), 0.0, {}, {}, {}, reporter(o)};
     c.omega = omega_opt(c.n);
     const int p = hpclab::mpi::size();
     strip_rows(c.n, p, 0);  // a grid too small for the ranks: refused before any output

@@ -143,8 +143,9 @@ int main(int argc, char** argv) {
         app.add_option("--layout", o.layout, "natural | separated | both")
             ->check(CLI::IsMember({"natural", "separated", "both"}))
             ->capture_default_str();
-        app.add_option("--exchange", o.exchange, "staged | overlapped | cuda-aware | all (strips on GPUs)")
-            ->check(CLI::IsMember({"staged", "overlapped", "cuda-aware", "all"}))
+        app.add_option("--exchange", o.exchange,
+                       "staged | overlapped | cuda-aware | peer | peer-overlapped | all (strips on GPUs)")
+            ->check(CLI::IsMember({"staged", "overlapped", "cuda-aware", "peer", "peer-overlapped", "all"}))
             ->capture_default_str();
         app.add_option("--loads", o.loads, "plain | ldg | texture | all (gpu mode: how kernels read neighbours)")
             ->check(CLI::IsMember({"plain", "ldg", "texture", "all"}))
