@@ -26,6 +26,10 @@ run() {  # name, command...
   echo "   exit $? after $SECONDS s"
   cat "$out/$name.log"
 }
+# Every halo path the host allows (staged, overlapped, GPU to GPU plain and
+# overlapped), each with its exchange share: the handout's "Two GPUs" table.
+run scaling-2gpu-4096 mpirun -np 2 "$sor" --mode scaling --n 4096 --sweeps 20 --reps 5
+run scaling-2gpu-8192 mpirun -np 2 "$sor" --mode scaling --n 8192 --sweeps 20 --reps 5
 run scaling-2gpu-16384 mpirun -np 2 "$sor" --mode scaling --n 16384 --sweeps 20 --reps 5 --weak
 run scaling-2gpu-32768 mpirun -np 2 "$sor" --mode scaling --n 32768 --sweeps 10 --reps 5
 # 16000: the thesis's largest grid, and within the 1-D texture limit (2^28 texels).
