@@ -77,6 +77,21 @@ void throw_or_abort(int code, const char* call, const char* file, int line) {
     abort_job(buf, 1);
 }
 
+FirstFailure first_failure(bool failed, const std::string& message, MPI_Comm comm) {
+    const int p = size(comm);
+    int mine = failed ? rank(comm) : p, first = p;
+    HPCLAB_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+    FirstFailure out;
+    if (first == p) return out;
+    out.rank = first;
+    out.message = message;
+    int length = static_cast<int>(out.message.size());
+    HPCLAB_MPI_CHECK(MPI_Bcast(&length, 1, MPI_INT, first, comm));
+    out.message.resize(static_cast<std::size_t>(length));
+    if (length > 0) HPCLAB_MPI_CHECK(MPI_Bcast(&out.message[0], length, MPI_CHAR, first, comm));
+    return out;
+}
+
 double max_over_ranks(double value, MPI_Comm comm) {
     double result = value;
     HPCLAB_MPI_CHECK(MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm));

@@ -17,6 +17,25 @@ TEST(Mpi, MaxOverRanksIsTheSlowest) {
     EXPECT_EQ(hpclab::mpi::max_over_ranks(mine), static_cast<double>(hpclab::mpi::size()));
 }
 
+TEST(Mpi, FirstFailureNamesTheLowestFailingRankEverywhere) {
+    const int me = hpclab::mpi::rank(), p = hpclab::mpi::size();
+    EXPECT_FALSE(hpclab::mpi::first_failure(false, "").any());
+    // Every odd rank fails with a message of its own, longer than any fixed
+    // buffer would hold; rank 1 is the first (none with one rank).
+    const std::string mine = "rank " + std::to_string(me) + " failed: " + std::string(1000, 'x');
+    const hpclab::mpi::FirstFailure f = hpclab::mpi::first_failure(me % 2 == 1, mine);
+    if (p == 1) {
+        EXPECT_FALSE(f.any());
+        return;
+    }
+    EXPECT_EQ(f.rank, 1);
+    EXPECT_EQ(f.message, "rank 1 failed: " + std::string(1000, 'x'));
+    // A failure with no message still names its rank.
+    const hpclab::mpi::FirstFailure silent = hpclab::mpi::first_failure(me == p - 1, "");
+    EXPECT_EQ(silent.rank, p - 1);
+    EXPECT_EQ(silent.message, "");
+}
+
 TEST(Mpi, TimerAdvances) {
     hpclab::mpi::Timer t;
     volatile double x = 0;

@@ -131,14 +131,9 @@ bool can_reach(const PeerCard& mine, const PeerCard& theirs, std::string* why) {
 }
 
 bool all_ranks_agree(MPI_Comm comm, bool ok, std::string* why) {
-    const int size = hpclab::mpi::size(comm), me = hpclab::mpi::rank(comm);
-    int first_failing = ok ? size : me;
-    HPCLAB_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &first_failing, 1, MPI_INT, MPI_MIN, comm));
-    if (first_failing == size) return true;
-    char reason[400] = {};
-    if (me == first_failing && why) std::strncpy(reason, why->c_str(), sizeof reason - 1);
-    HPCLAB_MPI_CHECK(MPI_Bcast(reason, static_cast<int>(sizeof reason), MPI_CHAR, first_failing, comm));
-    if (why) *why = "rank " + std::to_string(first_failing) + ": " + reason;
+    const hpclab::mpi::FirstFailure f = hpclab::mpi::first_failure(!ok, why ? *why : std::string(), comm);
+    if (!f.any()) return true;
+    if (why) *why = "rank " + std::to_string(f.rank) + ": " + f.message;
     return false;
 }
 

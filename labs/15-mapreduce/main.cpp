@@ -50,16 +50,8 @@ using hpclab::mpi::SameOnEveryRank;
 // Every rank passes its own error ("" when fine). When any rank failed, every
 // rank throws SameOnEveryRank with the lowest failing rank's message.
 void agree(const std::string& my_error) {
-    const int rank = hpclab::mpi::rank(), p = hpclab::mpi::size();
-    int mine = my_error.empty() ? p : rank, first = p;
-    HPCLAB_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-    if (first == p) return;
-    std::string message = my_error;
-    int length = static_cast<int>(message.size());
-    HPCLAB_MPI_CHECK(MPI_Bcast(&length, 1, MPI_INT, first, MPI_COMM_WORLD));
-    message.resize(static_cast<std::size_t>(length));
-    HPCLAB_MPI_CHECK(MPI_Bcast(&message[0], length, MPI_CHAR, first, MPI_COMM_WORLD));
-    throw SameOnEveryRank(message);
+    const hpclab::mpi::FirstFailure f = hpclab::mpi::first_failure(!my_error.empty(), my_error);
+    if (f.any()) throw SameOnEveryRank(f.message);
 }
 
 // Runs `work` on this rank, then agrees with the others on whether it failed.

@@ -80,6 +80,16 @@ private:
 // The largest of a value over all ranks (for timings: the slowest rank).
 double max_over_ranks(double value, MPI_Comm comm = MPI_COMM_WORLD);
 
+// Did any rank fail, and which first? Collective: every rank says whether it
+// failed and why; every rank gets the lowest failing rank and its message
+// (rank -1 when none failed), so all can take the same path afterwards.
+struct FirstFailure {
+    int rank = -1;
+    std::string message;
+    bool any() const { return rank >= 0; }
+};
+FirstFailure first_failure(bool failed, const std::string& message, MPI_Comm comm = MPI_COMM_WORLD);
+
 // Print only on rank 0: hpclab::mpi::root_out() << ... ;
 std::ostream& root_out(MPI_Comm comm = MPI_COMM_WORLD);
 
