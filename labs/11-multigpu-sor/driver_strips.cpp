@@ -55,37 +55,43 @@ struct Context {
     hpclab::Reporter report;
 };
 
-// One staged exchange on its own: every rank holds a strip of just 2 rows at
-// its place in the grid (same neighbours, same row width), so the kernels
-// between exchanges take microseconds and the ranks stay in step. What the
-// exchange costs inside a real run on top of this is waiting for the slower
-// neighbour, which the model leaves out.
-double staged_exchange_alone(const StripComm& sc, Layout l, const Options& o) {
+// Strips of just 2 rows at each rank's place in the grid (same neighbours,
+// same row width, on a communicator of their own), so the kernels between
+// exchanges take microseconds and the ranks stay in step.
+struct ThinStrips {
+    StripComm comm;
+    DeviceStrip d;
+};
+ThinStrips thin_strips(const StripComm& sc, Layout l) {
     MPI_Comm dup = MPI_COMM_NULL;
     HPCLAB_MPI_CHECK(MPI_Comm_dup(sc.comm(), &dup));
     const RowRange thin{sc.range().first, std::min(2, sc.range().rows)};
-    const StripComm thin_comm(dup, sc.n(), thin, sc.up(), sc.down());
-    DeviceStrip d = upload(make_problem(ProblemKind::LaplaceHarmonic, sc.n(), thin.first, thin.rows), l);
-    const long sweeps = 50;
-    const SweepTimes t = time_per_sweep([&] { return gpu_mpi_sweeps(thin_comm, d, 1.5, sweeps, Exchange::Staged); }, o,
-                                        sweeps, thin_comm.comm());
-    return t.exchange_seconds / 2;  // two exchanges per sweep
+    return {StripComm(dup, sc.n(), thin, sc.up(), sc.down()),
+            upload(make_problem(ProblemKind::LaplaceHarmonic, sc.n(), thin.first, thin.rows), l)};
 }
 
-// One GPU-to-GPU exchange on its own, on the same 2-row strips: the time per
-// colour step of the peer path minus that of the same strips swept with no
+constexpr long kAloneSweeps = 50;
+
+// One staged exchange on its own, on thin strips. What the exchange costs
+// inside a real run on top of this is waiting for the slower neighbour,
+// which the model leaves out.
+double staged_exchange_alone(const StripComm& sc, Layout l, const Options& o) {
+    ThinStrips t = thin_strips(sc, l);
+    const SweepTimes times =
+        time_per_sweep([&] { return gpu_mpi_sweeps(t.comm, t.d, 1.5, kAloneSweeps, Exchange::Staged); }, o,
+                       kAloneSweeps, t.comm.comm());
+    return times.exchange_seconds / 2;  // two exchanges per sweep
+}
+
+// One GPU-to-GPU exchange on its own, on thin strips: the time per colour
+// step of the peer path minus that of the same strips swept with no
 // exchange. What is left is the pushes and the wait for the neighbours.
 double peer_exchange_alone(const StripComm& sc, Layout l, const Options& o) {
-    MPI_Comm dup = MPI_COMM_NULL;
-    HPCLAB_MPI_CHECK(MPI_Comm_dup(sc.comm(), &dup));
-    const RowRange thin{sc.range().first, std::min(2, sc.range().rows)};
-    const StripComm thin_comm(dup, sc.n(), thin, sc.up(), sc.down());
-    DeviceStrip d = upload(make_problem(ProblemKind::LaplaceHarmonic, sc.n(), thin.first, thin.rows), l);
-    const long sweeps = 50;
-    const SweepTimes with =
-        time_per_sweep([&] { return gpu_peer_sweeps(thin_comm, d, 1.5, sweeps, false); }, o, sweeps, thin_comm.comm());
-    const SweepTimes without =
-        time_per_sweep([&] { return sweeps_without_exchange(thin_comm, d, sweeps); }, o, sweeps, thin_comm.comm());
+    ThinStrips t = thin_strips(sc, l);
+    const SweepTimes with = time_per_sweep([&] { return gpu_peer_sweeps(t.comm, t.d, 1.5, kAloneSweeps, false); }, o,
+                                           kAloneSweeps, t.comm.comm());
+    const SweepTimes without = time_per_sweep([&] { return sweeps_without_exchange(t.comm, t.d, kAloneSweeps); }, o,
+                                              kAloneSweeps, t.comm.comm());
     return (with.seconds - without.seconds) / 2;  // two exchanges per sweep
 }
 
@@ -230,8 +236,6 @@ std::vector<Exchange> exchanges(const std::string& e) {
     if (e == "peer-overlapped") return {Exchange::PeerOverlapped};
     return {Exchange::Staged, Exchange::Overlapped, Exchange::CudaAware, Exchange::Peer, Exchange::PeerOverlapped};
 }
-
-bool is_peer(Exchange e) { return e == Exchange::Peer || e == Exchange::PeerOverlapped; }
 
 int run_gpus(Context& c) {
     const int p = hpclab::mpi::size();

@@ -231,6 +231,7 @@ inline const char* exchange_name(Exchange e) {
     }
     return "unknown";
 }
+inline bool is_peer(Exchange e) { return e == Exchange::Peer || e == Exchange::PeerOverlapped; }
 
 struct SweepTimes {
     double seconds = 0;           // wall time of all sweeps (device synchronised at the end)

@@ -130,8 +130,7 @@ SweepTimes gpu_peer_sweeps(const StripComm& sc, DeviceStrip& d, double omega, lo
 
 // ---- given: one entry for every exchange (the driver's) ------------------------
 inline SweepTimes sweep_strips(const StripComm& sc, DeviceStrip& d, double omega, long sweeps, Exchange mode) {
-    if (mode == Exchange::Peer || mode == Exchange::PeerOverlapped)
-        return gpu_peer_sweeps(sc, d, omega, sweeps, mode == Exchange::PeerOverlapped);
+    if (is_peer(mode)) return gpu_peer_sweeps(sc, d, omega, sweeps, mode == Exchange::PeerOverlapped);
     return gpu_mpi_sweeps(sc, d, omega, sweeps, mode);
 }
 
