@@ -188,8 +188,19 @@ using hpclab::cuda::Stream;
 // colour in the natural layout; Separated: one thread per slot of the
 // colour's half-row) and the three ways of loading (d.loads).
 // Throws std::invalid_argument for rows outside [1, rows + 1).
+//
+// Stage 4d adds `mirrors`: up to two local rows whose new values the same
+// launch also stores into another GPU's memory (a neighbour's ghost row,
+// mapped through CUDA IPC). A new value at local row mirrors.row[i], slot s
+// of the row (d.row(li)[s]), is stored to d.u and to mirrors.to[i][s] as
+// well; one row may be named twice (a strip of one row has both neighbours'
+// ghost rows to fill). The default mirrors nothing.
+struct RowMirrors {
+    int row[2] = {-1, -1};
+    double* to[2] = {nullptr, nullptr};
+};
 void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end,
-                          cudaStream_t stream = nullptr);
+                          cudaStream_t stream = nullptr, const RowMirrors& mirrors = {});
 // Red over all owned rows, then black (given). Same stream: the black launch
 // starts after every red point is written.
 inline void gpu_red_black_sweep(DeviceStrip& d, double omega, cudaStream_t stream = nullptr) {

@@ -83,6 +83,21 @@ struct PeerLinks {
     std::string why;
     IpcEvent written[2];
     PeerNeighbour up, down;  // ghost == nullptr: no neighbour on that side
+
+    // For gpu_red_black_colour: row 1 goes to the up neighbour's ghost row,
+    // row d.rows to the down neighbour's; a side with no neighbour, nowhere.
+    RowMirrors mirrors(const DeviceStrip& d) const {
+        RowMirrors m;
+        if (up.ghost) {
+            m.row[0] = 1;
+            m.to[0] = up.ghost;
+        }
+        if (down.ghost) {
+            m.row[1] = d.rows;
+            m.to[1] = down.ghost;
+        }
+        return m;
+    }
 };
 
 // This rank's card for `d` (GPU, node, rows, pitch, grid handle and the
@@ -118,11 +133,12 @@ PeerLinks open_peer_links(const StripComm& sc, const DeviceStrip& d);
 
 // `sweeps` red-black sweeps with halos written GPU to GPU: open_peer_links
 // first (throws std::runtime_error with its `why` when not usable), then one
-// colour step after another; after a colour, this rank's boundary rows of
-// that colour go straight into the neighbours' ghost rows (push_row) and the
-// next colour waits, on the GPU, for the neighbours' writes. With `overlap`
-// the boundary rows are updated and pushed on a high-priority stream while
-// the interior rows update on another. The grid after the sweeps is bitwise
+// colour step after another; the kernel that updates this rank's boundary
+// rows also stores their new values in the neighbours' ghost rows (mirrors,
+// see gpu_red_black_colour), and the next colour waits, on the GPU, for the
+// neighbours' stores. Before the first step, whole rows are pushed once
+// (push_row, colour 2). With `overlap` the boundary rows are updated on a
+// high-priority stream while the interior rows update on another. The grid after the sweeps is bitwise
 // the serial red_black_sweep's; the call returns when every rank's writes
 // into this rank's grid are done. exchange_seconds: host time spent
 // ordering the exchange (the GPUs' time in it is measured by the driver).

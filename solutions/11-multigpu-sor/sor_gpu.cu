@@ -29,19 +29,30 @@ __device__ __forceinline__ double load(const double* __restrict__ u, cudaTexture
     }
 }
 
+// Stage 4d: a new value of a mirrored row goes to the neighbour's ghost row
+// too, at the same slot (same layout and pitch there). These stores cross
+// NVLink; the stream's next event covers them like the launch's own stores.
+__device__ __forceinline__ void mirror(const RowMirrors& m, int li, int slot, double v) {
+    if (li == m.row[0]) m.to[0][slot] = v;
+    if (li == m.row[1]) m.to[1][slot] = v;
+}
+
 // Natural layout: thread k of a row takes the k-th point of `colour` in it.
 // Neighbours are at +-1 (the other colour, interleaved) and +-pitch. The
 // colour of local point (li, lj) is (parity + li + lj) % 2.
 template <Loads L>
 __global__ void colour_natural(double* __restrict__ u, cudaTextureObject_t tex, const double* __restrict__ rhs,
-                               int cols, int pitch, int parity, int colour, double omega, int row_begin, int row_end) {
+                               int cols, int pitch, int parity, int colour, double omega, int row_begin, int row_end,
+                               RowMirrors mirrors) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
     for (int li = row_begin + blockIdx.y; li < row_end; li += gridDim.y) {
         const int j = 1 + ((parity + li + 1 + colour) & 1) + 2 * k;  // (parity + li + j) % 2 == colour
         if (j > cols) continue;
         const std::size_t c = static_cast<std::size_t>(li) * pitch + j;
-        u[c] = sor_update(u[c], load<L>(u, tex, c - 1), load<L>(u, tex, c + 1), load<L>(u, tex, c - pitch),
-                          load<L>(u, tex, c + pitch), rhs ? rhs[c] : 0.0, omega);
+        const double v = sor_update(u[c], load<L>(u, tex, c - 1), load<L>(u, tex, c + 1), load<L>(u, tex, c - pitch),
+                                    load<L>(u, tex, c + pitch), rhs ? rhs[c] : 0.0, omega);
+        u[c] = v;
+        mirror(mirrors, li, j, v);
     }
 }
 
@@ -52,8 +63,8 @@ __global__ void colour_natural(double* __restrict__ u, cudaTextureObject_t tex, 
 // down neighbours at slot k of the other half in rows li -+ 1.
 template <Loads L>
 __global__ void colour_separated(double* __restrict__ u, cudaTextureObject_t tex, const double* __restrict__ rhs,
-                                 int cols, int pitch, int parity, int colour, double omega, int row_begin,
-                                 int row_end) {
+                                 int cols, int pitch, int parity, int colour, double omega, int row_begin, int row_end,
+                                 RowMirrors mirrors) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
     const int half = pitch / 2;
     for (int li = row_begin + blockIdx.y; li < row_end; li += gridDim.y) {
@@ -66,19 +77,22 @@ __global__ void colour_separated(double* __restrict__ u, cudaTextureObject_t tex
         const double r = load<L>(u, tex, other + ((j + 1) >> 1));
         const double up = load<L>(u, tex, other - pitch + k);
         const double dn = load<L>(u, tex, other + pitch + k);
-        u[me] = sor_update(u[me], l, r, up, dn, rhs ? rhs[me] : 0.0, omega);
+        const double v = sor_update(u[me], l, r, up, dn, rhs ? rhs[me] : 0.0, omega);
+        u[me] = v;
+        mirror(mirrors, li, colour * half + k, v);
     }
 }
 
 template <Loads L>
-void launch_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end, cudaStream_t stream) {
+void launch_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end, cudaStream_t stream,
+                   const RowMirrors& mirrors) {
     // Points of one colour per row: at most ceil(cols / 2); slots: pitch / 2.
     const int per_row = d.layout == Layout::Natural ? (d.cols + 1) / 2 : d.pitch / 2;
     const int rows = row_end - row_begin;
     const dim3 grid((per_row + kThreads - 1) / kThreads, rows < 65535 ? rows : 65535);
     auto kernel = d.layout == Layout::Natural ? colour_natural<L> : colour_separated<L>;
     kernel<<<grid, kThreads, 0, stream>>>(d.u.get(), d.tex.get(), d.rhs.get(), d.cols, d.pitch, d.parity(), colour,
-                                          omega, row_begin, row_end);
+                                          omega, row_begin, row_end, mirrors);
     HPCLAB_CUDA_CHECK_LAUNCH();
 }
 
@@ -129,17 +143,27 @@ __global__ void sum_partials(const double* __restrict__ partial, int count, doub
 
 }  // namespace
 
-void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end, cudaStream_t stream) {
+void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end, cudaStream_t stream,
+                          const RowMirrors& mirrors) {
     if (row_begin < 1 || row_end > d.rows + 1 || colour < 0 || colour > 1)
         throw std::invalid_argument("gpu_red_black_colour: rows [" + std::to_string(row_begin) + ", " +
                                     std::to_string(row_end) + ") outside [1, " + std::to_string(d.rows + 1) + ")");
+    for (int i = 0; i < 2; ++i)
+        if (mirrors.row[i] != -1 && (mirrors.row[i] < 1 || mirrors.row[i] > d.rows || !mirrors.to[i]))
+            throw std::invalid_argument(
+                "gpu_red_black_colour: mirror of row " + std::to_string(mirrors.row[i]) +
+                (mirrors.to[i] ? " outside [1, " + std::to_string(d.rows) + "]" : " to nowhere"));
     if (row_end <= row_begin) return;
     if (d.loads == Loads::Texture && !d.tex.get())
         throw std::invalid_argument("gpu_red_black_colour: texture loads without a texture (use set_loads)");
     switch (d.loads) {
-        case Loads::Plain: launch_colour<Loads::Plain>(d, colour, omega, row_begin, row_end, stream); break;
-        case Loads::ReadOnly: launch_colour<Loads::ReadOnly>(d, colour, omega, row_begin, row_end, stream); break;
-        case Loads::Texture: launch_colour<Loads::Texture>(d, colour, omega, row_begin, row_end, stream); break;
+        case Loads::Plain: launch_colour<Loads::Plain>(d, colour, omega, row_begin, row_end, stream, mirrors); break;
+        case Loads::ReadOnly:
+            launch_colour<Loads::ReadOnly>(d, colour, omega, row_begin, row_end, stream, mirrors);
+            break;
+        case Loads::Texture:
+            launch_colour<Loads::Texture>(d, colour, omega, row_begin, row_end, stream, mirrors);
+            break;
     }
 }
 

@@ -91,16 +91,16 @@ SweepTimes gpu_peer_sweeps(const StripComm& sc, DeviceStrip& d, double omega, lo
     Event interior_done[2] = {Event(cudaEventDisableTiming), Event(cudaEventDisableTiming)};
     SweepTimes t;
 
-    // After this rank's boundary rows of `colour` are final on `edge`: write
-    // them into the neighbours' ghost rows, record written[step & 1], and make
-    // `edge` wait until the neighbours' writes of this step have landed here.
-    // The events alternate so that a neighbour's wait always names this step's
-    // record: it is issued before this rank can record the same event again
-    // (two steps on, after the next token from that neighbour).
-    auto exchange = [&](long step, int colour) {
+    // The colour kernels that update rows 1 and d.rows also store them into
+    // the neighbours' ghost rows (mirrors): no copy kernel on the way. Once
+    // they are done on `edge`, record written[step & 1], and make `edge` wait
+    // until the neighbours' stores of this step have landed here. The events
+    // alternate so that a neighbour's wait always names this step's record:
+    // it is issued before this rank can record the same event again (two
+    // steps on, after the next token from that neighbour).
+    const RowMirrors mirrors = links.mirrors(d);
+    auto signal_and_wait = [&](long step) {
         const double t0 = MPI_Wtime();
-        if (links.up.ghost) push_row(d, 1, colour, links.up.ghost, edge);
-        if (links.down.ghost) push_row(d, d.rows, colour, links.down.ghost, edge);
         const int k = static_cast<int>(step & 1);
         HPCLAB_CUDA_CHECK(cudaEventRecord(links.written[k].get(), edge));
         swap_tokens(sc, step);
@@ -112,12 +112,15 @@ SweepTimes gpu_peer_sweeps(const StripComm& sc, DeviceStrip& d, double omega, lo
     HPCLAB_CUDA_CHECK(cudaDeviceSynchronize());
     HPCLAB_MPI_CHECK(MPI_Barrier(sc.comm()));  // every grid uploaded, nobody still reading one
     const double start = MPI_Wtime();
-    exchange(-1, 2);  // whole rows first: the ghost rows hold nothing yet
+    // Whole rows first: the ghost rows hold nothing yet.
+    if (links.up.ghost) push_row(d, 1, 2, links.up.ghost, edge);
+    if (links.down.ghost) push_row(d, d.rows, 2, links.down.ghost, edge);
+    signal_and_wait(-1);
     for (long step = 0; step < 2 * sweeps; ++step) {
         const int colour = static_cast<int>(step & 1), k = colour, previous = 1 - k;
         if (!overlap) {
-            gpu_red_black_colour(d, colour, omega, 1, d.rows + 1, edge);
-            exchange(step, colour);
+            gpu_red_black_colour(d, colour, omega, 1, d.rows + 1, edge, mirrors);
+            signal_and_wait(step);
             continue;
         }
         // Interior rows 2..rows-1 read rows 1 and `rows`, which the edge
@@ -128,10 +131,10 @@ SweepTimes gpu_peer_sweeps(const StripComm& sc, DeviceStrip& d, double omega, lo
         // Rows 1 and `rows` read rows 2 and rows-1, which the interior stream
         // updated in the previous step, and the ghost rows (waited for above).
         if (step > 0) HPCLAB_CUDA_CHECK(cudaStreamWaitEvent(edge, interior_done[previous].get(), 0));
-        gpu_red_black_colour(d, colour, omega, 1, 2, edge);
-        if (d.rows > 1) gpu_red_black_colour(d, colour, omega, d.rows, d.rows + 1, edge);
+        gpu_red_black_colour(d, colour, omega, 1, 2, edge, mirrors);
+        if (d.rows > 1) gpu_red_black_colour(d, colour, omega, d.rows, d.rows + 1, edge, mirrors);
         HPCLAB_CUDA_CHECK(cudaEventRecord(edge_done[k].get(), edge));
-        exchange(step, colour);
+        signal_and_wait(step);
     }
     HPCLAB_CUDA_CHECK(cudaStreamSynchronize(interior));
     HPCLAB_CUDA_CHECK(cudaStreamSynchronize(edge));

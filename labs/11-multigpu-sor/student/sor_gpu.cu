@@ -35,9 +35,13 @@ namespace {
 
 }  // namespace
 
-void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end, cudaStream_t stream) {
+void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end, cudaStream_t stream,
+                          const RowMirrors& mirrors) {
     // TODO(student): check the row range (std::invalid_argument), launch the
     // kernel of d.layout and d.loads on `stream`, then HPCLAB_CUDA_CHECK_LAUNCH().
+    // Stage 4d: pass `mirrors` (by value) to the kernels; a new value of row
+    // mirrors.row[i] is also stored to mirrors.to[i] at its slot in the row.
+    (void)mirrors;
     (void)d;
     (void)colour;
     (void)omega;

@@ -31,9 +31,10 @@ PeerLinks open_peer_links(const StripComm& sc, const DeviceStrip& d) {
 SweepTimes gpu_peer_sweeps(const StripComm& sc, DeviceStrip& d, double omega, long sweeps, bool overlap) {
     // TODO(student): see sor_peer.hpp. open_peer_links, or throw
     // std::runtime_error with its `why`. Synchronise the device, barrier,
-    // start the clock. Step -1: push whole rows (colour 2). Then for each
-    // colour step s: update the colour; push rows 1 and d.rows of it into the
-    // neighbours' ghost rows (push_row), record links.written[s & 1], swap a
+    // start the clock. Step -1: push whole rows (push_row, colour 2). Then
+    // for each colour step s: update the colour with the boundary rows
+    // mirrored into the neighbours' ghost rows (gpu_red_black_colour with
+    // links.mirrors(d)), record links.written[s & 1], swap a
     // token with both neighbours (MPI_Sendrecv: "I recorded step s"), then
     // make the stream wait (cudaStreamWaitEvent) on the neighbours'
     // written[s & 1]. Why two events, and why the token before the wait?

@@ -363,6 +363,16 @@ TEST(GpuMpi, PeerOverlappedExchangeMatchesSerialBitwise) {
     }
 }
 
+TEST(GpuMpi, PeerOverlappedJoinsItsStreamsOnLargeStrips) {
+    HPCLAB_REQUIRE_GPU();
+    pick_gpu();
+    // Strips of thousands of rows: an interior launch (tens of microseconds)
+    // outlasts a boundary step and its exchange, so a boundary row that does
+    // not wait for the previous interior step reads a stale neighbour. Small
+    // grids hide that: their interior is done before anyone looks.
+    expect_peer_strips_match_serial(Exchange::PeerOverlapped, Layout::Separated, 4096, 6, 81);
+}
+
 TEST(GpuMpi, PeerExchangeStaysInOrderOverManySweeps) {
     HPCLAB_REQUIRE_GPU();
     pick_gpu();
