@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "hopper.hpp"
 #include "matmul.hpp"
 #include "tensor.hpp"
 
@@ -35,6 +36,11 @@ Launch tc_matmul(TcKernel k, int n, int m, int p, const bf16* A, const bf16* B, 
     switch (k) {
         case TcKernel::WmmaBf16: return TcLaunchers::wmma_bf16(n, m, p, A, B, C);
         case TcKernel::MmaBf16: return TcLaunchers::mma_bf16(n, m, p, A, B, C);
+        case TcKernel::WgmmaBf16: {
+            std::string why;
+            if (!tc_kernel_runs_here(k, &why)) throw std::runtime_error("wgmma_bf16 cannot run here: " + why);
+            return TcLaunchers::wgmma_bf16(n, m, p, A, B, C);
+        }
         case TcKernel::WmmaTf32: break;
     }
     throw std::invalid_argument(std::string(tc_kernel_name(k)) + " does not take BF16 inputs");
@@ -43,6 +49,11 @@ Launch tc_matmul(TcKernel k, int n, int m, int p, const bf16* A, const bf16* B, 
 Launch tc_matmul(TcKernel k, int n, int m, int p, const float* A, const float* B, float* C) {
     if (k == TcKernel::WmmaTf32) return TcLaunchers::wmma_tf32(n, m, p, A, B, C);
     throw std::invalid_argument(std::string(tc_kernel_name(k)) + " does not take FP32 (TF32) inputs");
+}
+
+bool tc_kernel_runs_here(TcKernel k, std::string* why) {
+    if (k == TcKernel::WgmmaBf16) return hopper::wgmma_runs_here(why);
+    return true;
 }
 
 }  // namespace lab05

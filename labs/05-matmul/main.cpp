@@ -349,9 +349,10 @@ int main(int argc, char** argv) {
                        "precision: float, double, both; or bf16, tf32 for the tensor-core kernels (stage 6)")
             ->check(CLI::IsMember({"float", "double", "both", "bf16", "tf32"}))
             ->capture_default_str();
-        app.add_option("--kernels", o.kernels,
-                       "kernels to time: all, one_thread_per_block, naive_1d, naive_2d_row_x, naive_2d, tiled16, "
-                       "tiled32, final; with --type bf16: wmma_bf16, mma_bf16; with --type tf32: wmma_tf32");
+        app.add_option(
+            "--kernels", o.kernels,
+            "kernels to time: all, one_thread_per_block, naive_1d, naive_2d_row_x, naive_2d, tiled16, "
+            "tiled32, final; with --type bf16: wmma_bf16, mma_bf16, wgmma_bf16 (Hopper); with --type tf32: wmma_tf32");
         hpclab::cli::add_count(app, "--slow-limit", o.slow_limit,
                                "largest size at which one_thread_per_block is timed");
         app.add_flag("!--no-pedantic", o.pedantic, "skip timing cuBLAS with CUBLAS_PEDANTIC_MATH");

@@ -5,6 +5,8 @@
 
 #include <cuda_bf16.h>
 
+#include <string>
+
 #include "matmul.hpp"
 
 namespace lab05 {
@@ -25,17 +27,19 @@ using bf16 = __nv_bfloat16;
 constexpr int kTensorMultiple = 8;
 
 enum class TcKernel {
-    WmmaBf16,  // nvcuda::wmma fragments 16x16x16, BF16 inputs
-    WmmaTf32,  // nvcuda::wmma fragments 16x16x8, FP32 inputs rounded to TF32
-    MmaBf16,   // inline PTX mma.sync m16n8k16, ldmatrix, cp.async double buffering
+    WmmaBf16,   // nvcuda::wmma fragments 16x16x16, BF16 inputs
+    WmmaTf32,   // nvcuda::wmma fragments 16x16x8, FP32 inputs rounded to TF32
+    MmaBf16,    // inline PTX mma.sync m16n8k16, ldmatrix, cp.async double buffering
+    WgmmaBf16,  // Hopper only: wgmma from shared memory, TMA loads, warp-specialised
 };
-constexpr TcKernel kAllTcKernels[] = {TcKernel::WmmaBf16, TcKernel::WmmaTf32, TcKernel::MmaBf16};
+constexpr TcKernel kAllTcKernels[] = {TcKernel::WmmaBf16, TcKernel::WmmaTf32, TcKernel::MmaBf16, TcKernel::WgmmaBf16};
 
 inline const char* tc_kernel_name(TcKernel k) {
     switch (k) {
         case TcKernel::WmmaBf16: return "wmma_bf16";
         case TcKernel::WmmaTf32: return "wmma_tf32";
         case TcKernel::MmaBf16: return "mma_bf16";
+        case TcKernel::WgmmaBf16: return "wgmma_bf16";
     }
     return "?";
 }
@@ -52,6 +56,10 @@ struct TcLaunchers {
     static Launch wmma_bf16(int n, int m, int p, const bf16* A, const bf16* B, float* C);
     static Launch wmma_tf32(int n, int m, int p, const float* A, const float* B, float* C);
     static Launch mma_bf16(int n, int m, int p, const bf16* A, const bf16* B, float* C);
+    // Stage 6c (student/wgmma_kernels.cu): called only where
+    // tc_kernel_runs_here(TcKernel::WgmmaBf16) is true (a Hopper GPU and
+    // sm_90a code in the build).
+    static Launch wgmma_bf16(int n, int m, int p, const bf16* A, const bf16* B, float* C);
 };
 
 // ---- given (gpu_matmul.cpp) ----------------------------------------------------
@@ -59,5 +67,10 @@ struct TcLaunchers {
 // (BF16 or FP32); a kernel of the other type throws std::invalid_argument.
 Launch tc_matmul(TcKernel k, int n, int m, int p, const bf16* A, const bf16* B, float* C);
 Launch tc_matmul(TcKernel k, int n, int m, int p, const float* A, const float* B, float* C);
+// Whether kernel k can run on this GPU with this build: true for every kernel
+// on any GPU but wgmma_bf16, which needs Hopper (compute capability 9.0) and
+// sm_90a code; when false, *why says what is missing. The tests skip and the
+// driver passes over a kernel that cannot run here.
+bool tc_kernel_runs_here(TcKernel k, std::string* why);
 
 }  // namespace lab05

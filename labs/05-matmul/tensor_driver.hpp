@@ -41,7 +41,7 @@ inline std::vector<TcKernel> selected_tc_kernels(TcType t, const std::vector<std
         }
         if (!found)
             throw std::invalid_argument("no " + std::string(tc_type_name(t)) + " kernel '" + name +
-                                        "' (bf16: wmma_bf16, mma_bf16; tf32: wmma_tf32)");
+                                        "' (bf16: wmma_bf16, mma_bf16, wgmma_bf16; tf32: wmma_tf32)");
     }
     return out;
 }
@@ -142,6 +142,11 @@ inline int run_tensor_shape(const TensorRun& o, hpclab::Reporter& report, int n,
 
     int not_implemented = 0;
     for (TcKernel k : o.kernels) {
+        std::string why;
+        if (!tc_kernel_runs_here(k, &why)) {
+            std::fprintf(stderr, "%-12s skipped: %s\n", tc_kernel_name(k), why.c_str());
+            continue;
+        }
         hpclab::Measurement mm;
         mm.name = tc_kernel_name(k);
         mm.n = static_cast<std::size_t>(n);

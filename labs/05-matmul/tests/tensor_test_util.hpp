@@ -15,6 +15,15 @@
 #include "tensor.hpp"
 #include "tensor_harness.hpp"
 
+// Skips the test, with the reason, where kernel k cannot run: wgmma_bf16 off
+// Hopper or in a build without sm_90a code. Decided by the harness alone.
+#define LAB05_REQUIRE_TC_KERNEL(k)                                                            \
+    do {                                                                                      \
+        std::string lab05_why_;                                                               \
+        if (!::lab05::tc_kernel_runs_here(k, &lab05_why_))                                    \
+            GTEST_SKIP() << ::lab05::tc_kernel_name(k) << " cannot run here: " << lab05_why_; \
+    } while (0)
+
 namespace lab05_test {
 
 // Rows `rows` of C = A B (p values each) with kernel k, from FP32 inputs that

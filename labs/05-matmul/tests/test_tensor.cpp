@@ -70,6 +70,7 @@ class TensorCore : public ::testing::TestWithParam<TcKernel> {};
 // Sizes at and around the tiles (8 is the smallest, 64 and 128 the blocks, 32 the k slice).
 TEST_P(TensorCore, ExactSmallIntegers) {
     HPCLAB_REQUIRE_GPU();
+    LAB05_REQUIRE_TC_KERNEL(GetParam());
     const int shapes[][3] = {{8, 8, 8}, {24, 40, 72}, {136, 264, 152}, {256, 520, 200}};
     for (const auto& s : shapes) {
         expect_tc_exact(GetParam(), s[0], s[1], s[2], 300 + s[1]);
@@ -79,17 +80,20 @@ TEST_P(TensorCore, ExactSmallIntegers) {
 
 TEST_P(TensorCore, Random264x520x136) {
     HPCLAB_REQUIRE_GPU();
+    LAB05_REQUIRE_TC_KERNEL(GetParam());
     expect_tc_accuracy(GetParam(), 264, 520, 136, 71, all_rows(264));
 }
 
 TEST_P(TensorCore, Random512x256x384) {
     HPCLAB_REQUIRE_GPU();
+    LAB05_REQUIRE_TC_KERNEL(GetParam());
     expect_tc_accuracy(GetParam(), 512, 256, 384, 72, all_rows(512));
 }
 
 // 4096^3: 24 rows spread over C (first, last, between), 98304 elements.
 TEST_P(TensorCore, Square4096SampledRows) {
     HPCLAB_REQUIRE_GPU();
+    LAB05_REQUIRE_TC_KERNEL(GetParam());
     const int n = 4096;
     std::vector<int> rows = {0, n - 1};
     for (int r = 1; r < 23; ++r) rows.push_back(static_cast<int>((static_cast<long long>(n) * r * 7919 / 23) % n));
