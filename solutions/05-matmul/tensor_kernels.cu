@@ -1,6 +1,6 @@
 // Lab 05 stage 6: the product on the tensor cores (TcLaunchers in tensor.hpp).
 // First nvcuda::wmma fragments (BF16 and TF32), then inline-PTX mma.sync with
-// ldmatrix from padded shared tiles and cp.async multi-buffered copies (BF16).
+// ldmatrix from swizzled shared tiles and cp.async multi-buffered copies (BF16).
 #include <mma.h>
 
 #include <cstdint>
@@ -127,39 +127,56 @@ Launch launch_wmma(int n, int m, int p, const E* A, const E* B, float* C) {
 }
 
 // ---- 6b: mma.sync ------------------------------------------------------------------
-// A block of 8 warps computes a 128 x 128 tile of C; the warps form 2 x 4, each
-// 64 x 32 = 4 x 4 mma tiles of 16 x 8 (64 FP32 accumulators per thread).
-// Per step of 32 along k the block needs a 128 x 32 slice of A and a 32 x 128
-// slice of B; kMmaStages slices are in flight (cp.async, global -> shared
-// without passing through registers), so the copy of step k + 2 overlaps the
-// mma of step k.
+// A block of 8 warps computes a 128 x 256 tile of C; the warps form 2 x 4, each
+// 64 x 64 = 4 x 8 mma tiles of 16 x 8 (128 FP32 accumulators per thread). Per
+// step of 64 along k the block needs a 128 x 64 slice of A and a 64 x 256 slice
+// of B; kMmaStages slices are in flight (cp.async, global -> shared without
+// passing through registers), 48 KB each, one block per SM.
 //
-// Shared layout: rows padded by 8 BF16 (16 bytes). ldmatrix reads 8 rows of
-// 16 bytes per 8x8 matrix; with A's row stride of 80 bytes (20 banks) or B's
-// of 272 bytes (68 = 4 mod 32 banks) the 8 rows start 4 banks apart modulo 32,
-// so the eight 16-byte reads cover all 32 banks once: no conflict.
-constexpr int kMmaBM = 128, kMmaBN = 128, kMmaBK = 32, kMmaStages = 3;
+// Why this shape: every mma.sync needs its operands read from shared memory by
+// ldmatrix, and shared memory delivers 128 bytes per clock per SM. A 64 x 64
+// warp tile reads 16 bytes of A and 16 of B per 16 x 8 x 16 mma... per mma
+// half the bytes of a 64 x 32 tile, and a slice of 64 along k halves the
+// barriers per mma against 32. (On an H200 at 8192^3: 128 x 128 x 32 with
+// 64 x 32 warps 0.41-0.47 of cuBLAS, this shape 0.53-0.55.)
+//
+// Shared layout: rows are not padded but XOR-swizzled. A row of A's slice is
+// 128 bytes (8 chunks of 16 bytes), a row of B's 512 bytes (32 chunks); chunk c
+// of row r is stored at chunk c ^ (r % 8). ldmatrix reads 8 rows of one logical
+// chunk per 8 x 8 matrix: after the XOR they sit in 8 different 16-byte bank
+// groups, so all 32 banks are read once; cp.async's writes stay whole rows.
+constexpr int kMmaBM = 128, kMmaBN = 256, kMmaBK = 64, kMmaStages = 3;
 constexpr int kMmaWarpsM = 2, kMmaWarpsN = 4, kMmaThreads = 32 * kMmaWarpsM * kMmaWarpsN;
-constexpr int kMmaWM = kMmaBM / kMmaWarpsM, kMmaWN = kMmaBN / kMmaWarpsN;  // a warp's tile: 64 x 32
-constexpr int kMmaMI = kMmaWM / 16, kMmaNJ = kMmaWN / 8;                   // its mma tiles: 4 x 4
-constexpr int kMmaLDA = kMmaBK + 8, kMmaLDB = kMmaBN + 8;
+constexpr int kMmaWM = kMmaBM / kMmaWarpsM, kMmaWN = kMmaBN / kMmaWarpsN;  // a warp's tile: 64 x 64
+constexpr int kMmaMI = kMmaWM / 16, kMmaNJ = kMmaWN / 8, kMmaKSteps = kMmaBK / 16;
+constexpr int kChunksA = kMmaBK / 8, kChunksB = kMmaBN / 8;  // 16-byte chunks per row of a slice
+constexpr int kABytes = kMmaBM * kMmaBK * 2, kStageBytes = kABytes + kMmaBK * kMmaBN * 2;
+// This thread's chunks of a slice: kPerThreadA of A (rows kRowStepA apart), kPerThreadB of B.
+constexpr int kPerThreadA = kMmaBM * kChunksA / kMmaThreads, kPerThreadB = kMmaBK * kChunksB / kMmaThreads;
+constexpr int kRowStepA = kMmaThreads / kChunksA, kRowStepB = kMmaThreads / kChunksB;
+constexpr int kChunksPerThread = kPerThreadA + kPerThreadB;
 // Blocks run in groups of kMmaGroupM rows of tiles, column by column within a
-// group: the blocks resident at one time share A's and B's slices in L2,
-// instead of sweeping all of B for every row of tiles.
+// group: the blocks resident at one time share A's and B's slices in L2.
 constexpr int kMmaGroupM = 8;
-static_assert(kMmaNJ % 2 == 0 && (kMmaBM * kMmaBK / 8) % kMmaThreads == 0 && (kMmaBK * kMmaBN / 8) % kMmaThreads == 0,
-              "whole ldmatrix.x4 pairs for B; whole 16-byte chunks per thread");
-constexpr int kMmaStageElems = kMmaBM * kMmaLDA + kMmaBK * kMmaLDB;
-constexpr std::size_t kMmaShared = sizeof(bf16) * kMmaStageElems * kMmaStages;
+// + 128: the stages start at the first 128-byte boundary of dynamic shared memory.
+constexpr std::size_t kMmaShared = std::size_t(kStageBytes) * kMmaStages + 128;
+static_assert(kChunksA == 8 && kChunksB % 8 == 0, "rows of 128 bytes or more: the swizzle takes row % 8");
+static_assert(kRowStepA % 8 == 0 && kRowStepB % 8 == 0, "a thread's chunks share their swizzle");
+static_assert(kMmaNJ % 2 == 0 && kMmaKSteps >= 2 && kMmaStages >= 3, "x4 pairs for B; the loop order below");
+
+// Byte offset of chunk `chunk` of row `row` in a swizzled slice with `per_row` chunks a row.
+__host__ __device__ constexpr int swizzled(int row, int chunk, int per_row) {
+    return row * per_row * 16 + ((chunk ^ (row % 8)) << 4);
+}
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
 // 16 bytes global -> shared (a 32-bit shared address); `inside` false copies
-// nothing and writes zeros.
+// nothing and writes zeros. The hint asks L2 to fetch the whole 128-byte line.
 __device__ __forceinline__ void cp_async16(unsigned dst, const void* src, bool inside) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(inside ? 16 : 0)
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(inside ? 16 : 0)
                  : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
@@ -191,17 +208,22 @@ __device__ __forceinline__ void mma_bf16_16816(float (&c)[4], const unsigned (&a
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// The fragments of one step of 16 along k: A's via ldmatrix, B's via ldmatrix.trans,
-// two n8 tiles per x4. Addresses in bytes: the stage, plus this lane's row, plus kk.
+// The fragments of one step of 16 along k. a_base and b_base are this lane's
+// ldmatrix rows of step 0 in a stage (lane l reads row l % 16 of a 16-row
+// group, logical chunk l / 16). Step s is logical chunk 2s + l / 16 of A's row:
+// with the swizzle that is the step-0 address XOR (s << 5), since 2s only
+// touches chunk bits that row % 8 leaves alone... and for B, step s is 16 rows
+// further (a multiple of 8: the same swizzle), pair j two chunks on (XOR j << 5).
 struct MmaFragments {
     unsigned a[kMmaMI][4], b[kMmaNJ][2];
-    __device__ __forceinline__ void load(unsigned a_addr, unsigned b_addr) {
+    __device__ __forceinline__ void load(unsigned a_base, unsigned b_base, int s) {
+        const unsigned a_addr = a_base ^ (s << 5);
 #pragma unroll
-        for (int i = 0; i < kMmaMI; ++i) ldmatrix_x4(a[i], a_addr + i * 16 * kMmaLDA * 2);
+        for (int i = 0; i < kMmaMI; ++i) ldmatrix_x4(a[i], a_addr + i * 16 * kChunksA * 16);
 #pragma unroll
         for (int j = 0; j < kMmaNJ / 2; ++j) {
             unsigned r[4];
-            ldmatrix_x4_trans(r, b_addr + j * 16 * 2);
+            ldmatrix_x4_trans(r, (b_base ^ (j << 5)) + s * 16 * kChunksB * 16);
             b[2 * j][0] = r[0];
             b[2 * j][1] = r[1];
             b[2 * j + 1][0] = r[2];
@@ -210,95 +232,116 @@ struct MmaFragments {
     }
 };
 
-__global__ void __launch_bounds__(kMmaThreads)
-    mma_kernel(int n, int m, int p, const bf16* __restrict__ A, const bf16* __restrict__ B, float* __restrict__ C) {
-    extern __shared__ __align__(128) unsigned char smem_raw[];
-    // Shared addresses as 32-bit byte offsets, computed once: the inner loop
-    // then adds only compile-time constants (ldmatrix [reg + imm]).
-    constexpr unsigned kStageBytes = kMmaStageElems * 2, kBBytes = kMmaBM * kMmaLDA * 2;
-    const unsigned smem = smem_addr(smem_raw);
-
-    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-    const int wm = warp / kMmaWarpsN, wn = warp % kMmaWarpsN;  // this warp's tile within the block's
+// This block's tile of C in the grouped order (see kMmaGroupM).
+__device__ __forceinline__ void mma_block_origin(int& row0, int& col0) {
     const int tiles_m = gridDim.y, tiles_n = gridDim.x;
     const int bid = blockIdx.y * tiles_n + blockIdx.x;
     const int first_m = bid / (kMmaGroupM * tiles_n) * kMmaGroupM;
     const int group_m = min(tiles_m - first_m, kMmaGroupM);
     const int in_group = bid % (kMmaGroupM * tiles_n);
-    const int row0 = (first_m + in_group % group_m) * kMmaBM, col0 = in_group / group_m * kMmaBN;
+    row0 = (first_m + in_group % group_m) * kMmaBM;
+    col0 = in_group / group_m * kMmaBN;
+}
 
-    // Global -> shared: this thread's 16-byte chunks q = tid + l * threads of
-    // each slice, numbered row by row (a warp copies whole rows: coalesced).
-    constexpr int kAChunks = kMmaBM * kMmaBK / 8 / kMmaThreads, kBChunks = kMmaBK * kMmaBN / 8 / kMmaThreads;
-    unsigned a_dst[kAChunks], b_dst[kBChunks];
-    const bf16* a_src[kAChunks];
-    const bf16* b_src[kBChunks];
-    bool a_row_in[kAChunks], b_col_in[kBChunks];
-    int a_col[kAChunks], b_row[kBChunks];
+__global__ void __launch_bounds__(kMmaThreads, 1)
+    mma_kernel(int n, int m, int p, const bf16* __restrict__ A, const bf16* __restrict__ B, float* __restrict__ C) {
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    // Shared addresses as 32-bit byte offsets on a 128-byte boundary: the XOR
+    // steps above need the stage bases' low 7 bits to be zero.
+    const unsigned smem = (smem_addr(smem_raw) + 127u) & ~127u;
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int wm = warp / kMmaWarpsN, wn = warp % kMmaWarpsN;  // this warp's tile within the block's
+    int row0, col0;
+    mma_block_origin(row0, col0);
+
+    // Global -> shared: thread tid copies chunk tid % per_row of rows tid / per_row
+    // + l * step (a warp copies whole rows: coalesced), as 32-bit element offsets
+    // advanced by one slice per slice issued (the matrices hold < 2^32 elements).
+    const int ar = tid / kChunksA, ac = tid % kChunksA * 8, br = tid / kChunksB, bc = tid % kChunksB * 8;
+    unsigned a_rows_in = 0;  // bit l: row ar + l * kRowStepA is inside A
 #pragma unroll
-    for (int l = 0; l < kAChunks; ++l) {
-        const int q = tid + l * kMmaThreads, r = q / (kMmaBK / 8), c = (q % (kMmaBK / 8)) * 8;
-        a_dst[l] = (r * kMmaLDA + c) * 2;
-        a_row_in[l] = row0 + r < n;
-        a_col[l] = c;
-        a_src[l] = A + static_cast<long long>(a_row_in[l] ? row0 + r : 0) * m + c;
-    }
-#pragma unroll
-    for (int l = 0; l < kBChunks; ++l) {
-        const int q = tid + l * kMmaThreads, r = q / (kMmaBN / 8), c = (q % (kMmaBN / 8)) * 8;
-        b_dst[l] = kBBytes + (r * kMmaLDB + c) * 2;
-        b_col_in[l] = col0 + c < p;
-        b_row[l] = r;
-        b_src[l] = B + static_cast<long long>(r) * p + (b_col_in[l] ? col0 + c : 0);
-    }
-    auto load_stage = [&](int s, int k0) {
-        const unsigned base = smem + s * kStageBytes;
-#pragma unroll
-        for (int l = 0; l < kAChunks; ++l) {
-            const bool in = a_row_in[l] && k0 + a_col[l] < m;
-            cp_async16(base + a_dst[l], in ? a_src[l] + k0 : A, in);
-        }
-#pragma unroll
-        for (int l = 0; l < kBChunks; ++l) {
-            const bool in = b_col_in[l] && k0 + b_row[l] < m;
-            cp_async16(base + b_dst[l], in ? b_src[l] + static_cast<long long>(k0) * p : B, in);
+    for (int l = 0; l < kPerThreadA; ++l)
+        if (row0 + ar + l * kRowStepA < n) a_rows_in |= 1u << l;
+    const bool b_col_in = col0 + bc < p;
+    unsigned a_next = static_cast<unsigned>(min(row0 + ar, n - 1)) * m + ac;
+    unsigned b_next = static_cast<unsigned>(br) * p + (b_col_in ? col0 + bc : 0);
+    // Chunk u of the slice starting at k0 (A's chunks first, then B's) into the stage at `stage`.
+    auto copy_chunk = [&](int u, unsigned stage, int k0) {
+        if (u < kPerThreadA) {
+            const bool in = ((a_rows_in >> u) & 1u) && k0 + ac < m;
+            cp_async16(stage + swizzled(ar, tid % kChunksA, kChunksA) + u * kRowStepA * kChunksA * 16,
+                       A + (in ? a_next + u * kRowStepA * m : 0u), in);
+        } else {
+            const int l = u - kPerThreadA;
+            const bool in = b_col_in && k0 + br + l * kRowStepB < m;
+            cp_async16(stage + kABytes + swizzled(br, tid % kChunksB, kChunksB) + l * kRowStepB * kChunksB * 16,
+                       B + (in ? b_next + l * kRowStepB * p : 0u), in);
         }
     };
+    auto next_slice = [&] {
+        a_next += kMmaBK;
+        b_next += kMmaBK * p;
+    };
+    // The copies of a slice are spread over the first kMmaKSteps - 1 steps of
+    // the slice before it, between the mma: chunk u goes at step chunk_step(u).
+    auto chunk_step = [](int u) { return u * (kMmaKSteps - 1) / kChunksPerThread; };
 
-    // This lane's ldmatrix rows within a stage (see MmaFragments).
-    const unsigned a_lane = ((wm * kMmaWM + lane % 16) * kMmaLDA + (lane / 16) * 8) * 2;
-    const unsigned b_lane = kBBytes + ((lane % 16) * kMmaLDB + wn * kMmaWN + (lane / 16) * 8) * 2;
+    // This lane's ldmatrix rows of step 0 within a stage (see MmaFragments).
+    const unsigned a_lane = swizzled(wm * kMmaWM + lane % 16, lane / 16, kChunksA);
+    const unsigned b_lane = kABytes + swizzled(lane % 16, wn * kMmaWN / 8 + lane / 16, kChunksB);
 
     float acc[kMmaMI][kMmaNJ][4] = {};
-    const int ktiles = (m + kMmaBK - 1) / kMmaBK;
+    const int slices = (m + kMmaBK - 1) / kMmaBK;
 #pragma unroll
     for (int s = 0; s < kMmaStages - 1; ++s) {
-        if (s < ktiles) load_stage(s, s * kMmaBK);
+        if (s < slices) {
+#pragma unroll
+            for (int u = 0; u < kChunksPerThread; ++u) copy_chunk(u, smem + s * kStageBytes, s * kMmaBK);
+            next_slice();
+        }
         cp_async_commit();  // empty groups too: the count below stays simple
     }
-    int read = 0, write = kMmaStages - 1;  // stages of slice kt and of slice kt + kMmaStages - 1
-    for (int kt = 0; kt < ktiles; ++kt) {
-        cp_async_wait<kMmaStages - 2>();  // the group of slice kt has landed (this thread's part)...
-        __syncthreads();                  // ...and everyone's; everyone is also done with slice kt - 1
-        if (kt + kMmaStages - 1 < ktiles) load_stage(write, (kt + kMmaStages - 1) * kMmaBK);  // kt - 1's stage
-        cp_async_commit();
+    cp_async_wait<kMmaStages - 2>();
+    __syncthreads();
 
-        // Fragments double-buffered in registers: step kk + 16's are read
-        // from shared memory while step kk's mma run.
-        const unsigned st = smem + read * kStageBytes;
-        MmaFragments f[2];
-        f[0].load(st + a_lane, st + b_lane);
+    // Slice kt is read from stage `read`; slice kt + kMmaStages - 1 is written
+    // to `write`, the stage of slice kt - 1, which everyone finished reading
+    // before the last barrier.
+    int read_stage = 0;
+    unsigned read = smem, write = smem + (kMmaStages - 1) * kStageBytes;
+    MmaFragments f[2];  // double-buffered: step s + 1's are read while step s's mma run
+    f[0].load(read + a_lane, read + b_lane, 0);
+    for (int kt = 0; kt < slices; ++kt) {
+        const bool more = kt + kMmaStages - 1 < slices;
 #pragma unroll
-        for (int kk = 0; kk < kMmaBK; kk += 16) {
-            const int cur = (kk / 16) % 2;
-            if (kk + 16 < kMmaBK) f[cur ^ 1].load(st + a_lane + (kk + 16) * 2, st + b_lane + (kk + 16) * kMmaLDB * 2);
+        for (int s = 0; s < kMmaKSteps; ++s) {
+            if (more) {
+#pragma unroll
+                for (int u = 0; u < kChunksPerThread; ++u)
+                    if (chunk_step(u) == s) copy_chunk(u, write, (kt + kMmaStages - 1) * kMmaBK);
+                if (s == kMmaKSteps - 2) next_slice();
+            }
+            // The next step's fragments; after the last step, the next slice's
+            // first (read has moved on at the barrier below).
+            f[(s + 1) % 2].load(read + a_lane, read + b_lane, (s + 1) % kMmaKSteps);
 #pragma unroll
             for (int i = 0; i < kMmaMI; ++i)
 #pragma unroll
-                for (int j = 0; j < kMmaNJ; ++j) mma_bf16_16816(acc[i][j], f[cur].a[i], f[cur].b[j][0], f[cur].b[j][1]);
+                for (int jj = 0; jj < kMmaNJ; ++jj) {
+                    const int j = i % 2 ? kMmaNJ - 1 - jj : jj;  // serpentine: B's registers reused
+                    mma_bf16_16816(acc[i][j], f[s % 2].a[i], f[s % 2].b[j][0], f[s % 2].b[j][1]);
+                }
+            if (s == kMmaKSteps - 2) {
+                // Met before the last step: its fragments are already in registers.
+                cp_async_commit();
+                cp_async_wait<kMmaStages - 2>();  // slice kt + 1 has landed (this thread's part)...
+                __syncthreads();                  // ...and everyone's; slice kt - 1's stage is free
+                const unsigned freed = read;
+                read_stage = read_stage + 1 == kMmaStages ? 0 : read_stage + 1;
+                read = smem + read_stage * kStageBytes;
+                write = freed;
+            }
         }
-        read = read + 1 == kMmaStages ? 0 : read + 1;
-        write = write + 1 == kMmaStages ? 0 : write + 1;
     }
     cp_async_wait<0>();  // no copy may outlive the block
 
@@ -311,9 +354,12 @@ __global__ void __launch_bounds__(kMmaThreads)
             const int r = row0 + wm * kMmaWM + i * 16 + lane / 4;
             const int c = col0 + wn * kMmaWN + j * 8 + (lane % 4) * 2;
             if (c < p) {
-                if (r < n) *reinterpret_cast<float2*>(&C[r * p + c]) = make_float2(acc[i][j][0], acc[i][j][1]);
+                if (r < n)
+                    *reinterpret_cast<float2*>(&C[static_cast<long long>(r) * p + c]) =
+                        make_float2(acc[i][j][0], acc[i][j][1]);
                 if (r + 8 < n)
-                    *reinterpret_cast<float2*>(&C[(r + 8) * p + c]) = make_float2(acc[i][j][2], acc[i][j][3]);
+                    *reinterpret_cast<float2*>(&C[static_cast<long long>(r + 8) * p + c]) =
+                        make_float2(acc[i][j][2], acc[i][j][3]);
             }
         }
     }

@@ -1,6 +1,6 @@
 // Lab 05 stage 6: the product on the tensor cores (TcLaunchers in tensor.hpp).
 // First nvcuda::wmma fragments (BF16 and TF32), then inline-PTX mma.sync with
-// ldmatrix from padded shared tiles and cp.async multi-buffered copies (BF16).
+// ldmatrix from swizzled shared tiles and cp.async multi-buffered copies (BF16).
 // Every TODO(student) below throws "not implemented" until you replace it.
 #include <mma.h>
 
@@ -46,10 +46,10 @@ Launch TcLaunchers::wmma_tf32(int n, int m, int p, const float* A, const float* 
 
 Launch TcLaunchers::mma_bf16(int n, int m, int p, const bf16* A, const bf16* B, float* C) {
     // TODO(student): stage 6b, mma.sync.aligned.m16n8k16 in inline PTX: blocks of
-    // 8 warps computing 128 x 128 of C (a warp 64 x 32); slices of 32 along k
-    // copied with cp.async (zero-filled outside) into 3 stages of padded shared
-    // tiles; fragments read with ldmatrix (.trans for B). Over 48 KiB of dynamic
-    // shared memory needs cudaFuncSetAttribute first. See the handout.
+    // 8 warps computing 128 x 256 of C (a warp 64 x 64); slices of 64 along k
+    // copied with cp.async (zero-filled outside) into 3 stages of XOR-swizzled
+    // shared tiles; fragments read with ldmatrix (.trans for B). 144 KiB of
+    // dynamic shared memory needs cudaFuncSetAttribute first. See the handout.
     (void)n;
     (void)m;
     (void)p;
