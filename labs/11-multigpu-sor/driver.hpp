@@ -78,7 +78,8 @@ std::vector<double> interior_of(const std::vector<double>& whole_grid, int n);
 struct ExchangeModel {
     lab11::LinearFit message, to_host, to_device;
     // A kernel's stores into another GPU's memory (push_row of whole rows),
-    // launch to completion as the host sees it: the peer path's copy term.
+    // launch to completion as the host sees it; its bandwidth prices the
+    // colour kernel's mirrored stores.
     lab11::LinearFit peer_push;
     // One staged exchange of rows of `bytes`: each neighbour's row down and
     // up over the bus, and two MPI_Sendrecv shifts (thesis eq. 3.14: two
@@ -86,11 +87,16 @@ struct ExchangeModel {
     double predict_staged(double bytes, int neighbours) const {
         return neighbours * (to_host.predict(bytes) + to_device.predict(bytes)) + 2 * message.predict(bytes);
     }
-    // One GPU-to-GPU exchange after a colour: one colour's half of the
-    // boundary row to each neighbour, one push after the other on one stream.
-    // The wait for the neighbours' events is left out, like time(synch).
+    // One hand-off between two GPUs' streams through an event (record on one,
+    // wait on the other), as the host issues them: the peer path's ordering.
+    double peer_handoff_s = 0;
+    // One GPU-to-GPU exchange after a colour: the colour kernel's stores of
+    // half a boundary row to each neighbour (bandwidth only: they ride in the
+    // colour kernel, so no launch), the hosts' token (two 8-byte messages),
+    // and one event hand-off. Waiting for a slower neighbour is left out,
+    // like time(synch).
     double predict_peer(double row_bytes, int neighbours) const {
-        return neighbours * peer_push.predict(row_bytes / 2);
+        return neighbours * peer_push.per_byte_s * (row_bytes / 2) + 2 * message.predict(8) + peer_handoff_s;
     }
 };
 // One-way time of `reps` round trips of `count` elements of `type` between

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -135,21 +136,63 @@ double copy_seconds(void* to, const void* from, std::size_t bytes, cudaMemcpyKin
     return hpclab::summarize(t).median;
 }
 
-// Median host-observed time of push_row of a whole row of `bytes` into the
-// next GPU's memory (this one's when it is alone or cannot reach the next),
-// for rows of 64 B .. max_bytes (x4); the sizes in *sizes.
-std::vector<double> peer_push_seconds(std::size_t max_bytes, std::vector<double>* sizes) {
+// The GPU after this one when it can reach it as a peer (peer access
+// enabled), else this one: the partner of the peer measurements below.
+int peer_partner() {
     int me = 0, count = 0;
     HPCLAB_CUDA_CHECK(cudaGetDevice(&me));
     HPCLAB_CUDA_CHECK(cudaGetDeviceCount(&count));
     int other = (me + 1) % count, reach = 0;
     if (other != me) HPCLAB_CUDA_CHECK(cudaDeviceCanAccessPeer(&reach, me, other));
-    if (!reach) other = me;
-    if (other != me) {
-        const cudaError_t e = cudaDeviceEnablePeerAccess(other, 0);
-        if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) HPCLAB_CUDA_CHECK(e);
-        cudaGetLastError();  // "already enabled" is not an error here
+    if (!reach) return me;
+    const cudaError_t e = cudaDeviceEnablePeerAccess(other, 0);
+    if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) HPCLAB_CUDA_CHECK(e);
+    cudaGetLastError();  // "already enabled" is not an error here
+    return other;
+}
+
+// Median time of one hand-off between two GPUs' streams through events, as
+// the peer path orders its colours: this GPU's stream records an event, the
+// partner's stream waits for it and records its own, which this stream waits
+// for; per hand-off over 200 round trips, the host issuing as it goes.
+double event_handoff_seconds() {
+    int me = 0;
+    HPCLAB_CUDA_CHECK(cudaGetDevice(&me));
+    const int other = peer_partner();
+    Stream mine;
+    Event mine_done(cudaEventDisableTiming);
+    HPCLAB_CUDA_CHECK(cudaSetDevice(other));
+    std::optional<Stream> theirs(std::in_place);
+    std::optional<Event> theirs_done(std::in_place, cudaEventDisableTiming);
+    HPCLAB_CUDA_CHECK(cudaSetDevice(me));
+    constexpr int kRoundTrips = 200;
+    std::vector<double> t;
+    for (int r = 0; r < 8; ++r) {
+        const double t0 = MPI_Wtime();
+        for (int k = 0; k < kRoundTrips; ++k) {
+            HPCLAB_CUDA_CHECK(cudaEventRecord(mine_done.get(), mine.get()));
+            HPCLAB_CUDA_CHECK(cudaStreamWaitEvent(theirs->get(), mine_done.get(), 0));
+            HPCLAB_CUDA_CHECK(cudaEventRecord(theirs_done->get(), theirs->get()));
+            HPCLAB_CUDA_CHECK(cudaStreamWaitEvent(mine.get(), theirs_done->get(), 0));
+        }
+        mine.synchronize();
+        if (r >= 3) t.push_back((MPI_Wtime() - t0) / (2.0 * kRoundTrips));
     }
+    // The partner's stream and event go while its device is current.
+    HPCLAB_CUDA_CHECK(cudaSetDevice(other));
+    theirs_done.reset();
+    theirs.reset();
+    HPCLAB_CUDA_CHECK(cudaSetDevice(me));
+    return hpclab::summarize(t).median;
+}
+
+// Median host-observed time of push_row of a whole row of `bytes` into the
+// next GPU's memory (this one's when it is alone or cannot reach the next),
+// for rows of 64 B .. max_bytes (x4); the sizes in *sizes.
+std::vector<double> peer_push_seconds(std::size_t max_bytes, std::vector<double>* sizes) {
+    int me = 0;
+    HPCLAB_CUDA_CHECK(cudaGetDevice(&me));
+    const int other = peer_partner();
     Stream stream;
     std::vector<double> seconds;
     for (std::size_t bytes = 64; bytes <= max_bytes; bytes *= 4) {
@@ -235,6 +278,7 @@ ExchangeModel fit_exchange_model(MPI_Comm comm, std::size_t max_bytes) {
     m.to_host = fit_latency_bandwidth(x, down);
     m.to_device = fit_latency_bandwidth(x, up);
     m.peer_push = fit_latency_bandwidth(px, push);
+    m.peer_handoff_s = hpclab::mpi::max_over_ranks(event_handoff_seconds(), comm);
     return m;
 }
 

@@ -253,8 +253,10 @@ int run_gpus(Context& c) {
                       c.model->to_host.startup_s * 1e6, 1e-9 / c.model->to_host.per_byte_s,
                       c.model->to_device.startup_s * 1e6, 1e-9 / c.model->to_device.per_byte_s);
         c.report.note(line);
-        c.report.note(hpclab::format("model: a push into the next GPU %.2f us + %.1f GB/s",
-                                     c.model->peer_push.startup_s * 1e6, 1e-9 / c.model->peer_push.per_byte_s));
+        c.report.note(hpclab::format(
+            "model: a push into the next GPU %.2f us + %.1f GB/s; an event hand-off "
+            "between GPUs %.2f us",
+            c.model->peer_push.startup_s * 1e6, 1e-9 / c.model->peer_push.per_byte_s, c.model->peer_handoff_s * 1e6));
     }
     const int neighbours = p == 1 ? 0 : p == 2 ? 1 : 2;  // of the busiest rank
     for (Layout l : layouts_of(c.o)) {
