@@ -134,11 +134,12 @@ Launch launch_wmma(int n, int m, int p, const E* A, const E* B, float* C) {
 // passing through registers), 48 KB each, one block per SM.
 //
 // Why this shape: every mma.sync needs its operands read from shared memory by
-// ldmatrix, and shared memory delivers 128 bytes per clock per SM. A 64 x 64
-// warp tile reads 16 bytes of A and 16 of B per 16 x 8 x 16 mma... per mma
-// half the bytes of a 64 x 32 tile, and a slice of 64 along k halves the
-// barriers per mma against 32. (On an H200 at 8192^3: 128 x 128 x 32 with
-// 64 x 32 warps 0.41-0.47 of cuBLAS, this shape 0.53-0.55.)
+// ldmatrix, and shared memory delivers 128 bytes per clock per SM. Per step of
+// 16 along k a 64 x 64 warp tile reads 2 KB of A and 2 KB of B for 32 mma,
+// 128 bytes each, where a 64 x 32 tile reads 3 KB for 16 (192 bytes each);
+// a slice of 64 along k halves the barriers per mma against 32. (On an H200 at
+// 8192^3 in the lab's driver: 128 x 128 x 32 with 64 x 32 warps and padded
+// rows 0.46 of cuBLAS, this kernel 0.64-0.65.)
 //
 // Shared layout: rows are not padded but XOR-swizzled. A row of A's slice is
 // 128 bytes (8 chunks of 16 bytes), a row of B's 512 bytes (32 chunks); chunk c
@@ -210,10 +211,12 @@ __device__ __forceinline__ void mma_bf16_16816(float (&c)[4], const unsigned (&a
 
 // The fragments of one step of 16 along k. a_base and b_base are this lane's
 // ldmatrix rows of step 0 in a stage (lane l reads row l % 16 of a 16-row
-// group, logical chunk l / 16). Step s is logical chunk 2s + l / 16 of A's row:
-// with the swizzle that is the step-0 address XOR (s << 5), since 2s only
-// touches chunk bits that row % 8 leaves alone... and for B, step s is 16 rows
-// further (a multiple of 8: the same swizzle), pair j two chunks on (XOR j << 5).
+// group, logical chunk l / 16). Step s is logical chunk 2s + l / 16 of A's row,
+// that is chunk (l / 16) ^ 2s, and the swizzle only XORs row % 8 into the
+// chunk: the address of step s is the step-0 address XOR (s << 5). For B,
+// step s is 16 rows further (a multiple of 8: the same swizzle), and pair j is
+// two chunks on, likewise the address XOR (j << 5). The stage bases are
+// 128-byte aligned, so these XORs touch only the chunk bits.
 struct MmaFragments {
     unsigned a[kMmaMI][4], b[kMmaNJ][2];
     __device__ __forceinline__ void load(unsigned a_base, unsigned b_base, int s) {
