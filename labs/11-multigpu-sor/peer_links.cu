@@ -16,27 +16,40 @@
 
 namespace lab11 {
 
-// ---- IpcGrid ------------------------------------------------------------------
+// ---- IpcMapped, PeerFlags -------------------------------------------------------
 
-IpcGrid::IpcGrid(const cudaIpcMemHandle_t& handle) {
+template <class T>
+IpcMapped<T>::IpcMapped(const cudaIpcMemHandle_t& handle) {
     void* base = nullptr;
     // Lazy peer access: the driver enables it for this device pair on first use.
     HPCLAB_CUDA_CHECK(cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess));
-    base_ = static_cast<double*>(base);
+    base_ = static_cast<T*>(base);
 }
 
-IpcGrid::~IpcGrid() {
+template <class T>
+IpcMapped<T>::~IpcMapped() {
     if (base_) cudaIpcCloseMemHandle(base_);
 }
 
-IpcGrid::IpcGrid(IpcGrid&& o) noexcept : base_(std::exchange(o.base_, nullptr)) {}
+template <class T>
+IpcMapped<T>::IpcMapped(IpcMapped&& o) noexcept : base_(std::exchange(o.base_, nullptr)) {}
 
-IpcGrid& IpcGrid::operator=(IpcGrid&& o) noexcept {
+template <class T>
+IpcMapped<T>& IpcMapped<T>::operator=(IpcMapped&& o) noexcept {
     if (this != &o) {
         if (base_) cudaIpcCloseMemHandle(base_);
         base_ = std::exchange(o.base_, nullptr);
     }
     return *this;
+}
+
+template class IpcMapped<double>;
+template class IpcMapped<PeerFlags>;
+
+hpclab::cuda::DeviceBuffer<PeerFlags> zeroed_peer_flags() {
+    hpclab::cuda::DeviceBuffer<PeerFlags> flags(1);
+    HPCLAB_CUDA_CHECK(cudaMemset(flags.get(), 0, sizeof(PeerFlags)));
+    return flags;
 }
 
 // ---- IpcEvent -----------------------------------------------------------------
@@ -90,6 +103,7 @@ PeerCard make_peer_card(const StripComm& sc, const DeviceStrip& d, const PeerLin
     HPCLAB_CUDA_CHECK(cudaGetDevice(&device));
     HPCLAB_CUDA_CHECK(cudaDeviceGetPCIBusId(card.gpu, static_cast<int>(sizeof card.gpu), device));
     HPCLAB_CUDA_CHECK(cudaIpcGetMemHandle(&card.grid, d.u.get()));
+    HPCLAB_CUDA_CHECK(cudaIpcGetMemHandle(&card.flags, links.flags.get()));
     for (int k = 0; k < 2; ++k) card.written[k] = links.written[k].handle();
     card.rows = d.rows;
     card.pitch = d.pitch;

@@ -195,9 +195,33 @@ using hpclab::cuda::Stream;
 // of the row (d.row(li)[s]), is stored to d.u and to mirrors.to[i][s] as
 // well; one row may be named twice (a strip of one row has both neighbours'
 // ghost rows to fill). The default mirrors nothing.
+//
+// Stage 4e adds signals, so that a neighbour can go on as soon as these two
+// rows are done, not when the whole launch is: with `flags` set, the blocks
+// of a mirrored row call mirror_row_wait() (row_mirrors.cuh) before they
+// read, and mirror_row_signal() after they have stored. Every thread of such
+// a block calls both, and the launch must cover the mirrored rows.
+//
+// PeerFlags: one per rank, in its GPU's memory (zeroed, shared through CUDA
+// IPC); side 0 is the up neighbour, side 1 the down one.
+struct PeerFlags {
+    // Written by the neighbour on side i: the last step whose boundary row
+    // next to this rank it has finished (read this rank's ghost values,
+    // stored its own into this rank's ghost row).
+    long long arrived[2];
+    // Written by this rank only: how many blocks of the row that faces side
+    // i have finished, over all steps; the last block of a step signals.
+    unsigned long long finished_blocks[2];
+};
 struct RowMirrors {
     int row[2] = {-1, -1};
     double* to[2] = {nullptr, nullptr};
+    // Stage 4e: this GPU's flags; the neighbours' (side 0: up, the one that
+    // row[0] feeds; side 1: down), mapped here; and this launch's step,
+    // counted from 1 within one run. No flags: no waiting, no signals.
+    PeerFlags* flags = nullptr;
+    PeerFlags* peer_flags[2] = {nullptr, nullptr};
+    long long step = 0;
 };
 void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end,
                           cudaStream_t stream = nullptr, const RowMirrors& mirrors = {});
@@ -230,7 +254,7 @@ enum class Exchange {
     Overlapped,      // boundary rows first; their exchange overlaps the interior update
     CudaAware,       // MPI_Sendrecv on device pointers (needs a CUDA-aware MPI)
     Peer,            // GPU to GPU through CUDA IPC, no host (stage 4d, sor_peer.hpp)
-    PeerOverlapped,  // the same, overlapped with the interior update
+    PeerOverlapped,  // the same, one launch per colour whose boundary rows signal the neighbours (4e)
 };
 inline const char* exchange_name(Exchange e) {
     switch (e) {

@@ -21,6 +21,7 @@ namespace lab11 {
 // events say "my boundary rows are written into yours", and where it lives.
 struct PeerCard {
     cudaIpcMemHandle_t grid{};          // of d.u (cudaIpcGetMemHandle)
+    cudaIpcMemHandle_t flags{};         // of its PeerLinks::flags (stage 4e)
     cudaIpcEventHandle_t written[2]{};  // its PeerLinks::written events
     char gpu[32] = {};                  // its GPU's PCI bus id (cudaDeviceGetPCIBusId)
     int node = -1;                      // world rank of the first rank on its node
@@ -28,22 +29,29 @@ struct PeerCard {
     int valid = 0;                      // 1 once filled in; MPI_PROC_NULL sends leave 0
 };
 
-// A neighbour's grid opened in this process (cudaIpcOpenMemHandle, with lazy
-// peer access); closed when destroyed.
-class IpcGrid {
+// A neighbour's allocation opened in this process (cudaIpcOpenMemHandle,
+// with lazy peer access); closed when destroyed. IpcGrid maps its grid,
+// IpcFlags its PeerFlags.
+template <class T>
+class IpcMapped {
 public:
-    IpcGrid() = default;
-    explicit IpcGrid(const cudaIpcMemHandle_t& handle);
-    ~IpcGrid();
-    IpcGrid(const IpcGrid&) = delete;
-    IpcGrid& operator=(const IpcGrid&) = delete;
-    IpcGrid(IpcGrid&& o) noexcept;
-    IpcGrid& operator=(IpcGrid&& o) noexcept;
-    double* get() const { return base_; }
+    IpcMapped() = default;
+    explicit IpcMapped(const cudaIpcMemHandle_t& handle);
+    ~IpcMapped();
+    IpcMapped(const IpcMapped&) = delete;
+    IpcMapped& operator=(const IpcMapped&) = delete;
+    IpcMapped(IpcMapped&& o) noexcept;
+    IpcMapped& operator=(IpcMapped&& o) noexcept;
+    T* get() const { return base_; }
 
 private:
-    double* base_ = nullptr;
+    T* base_ = nullptr;
 };
+using IpcGrid = IpcMapped<double>;
+using IpcFlags = IpcMapped<PeerFlags>;
+
+// This rank's PeerFlags: allocated and zeroed on the device.
+hpclab::cuda::DeviceBuffer<PeerFlags> zeroed_peer_flags();
 
 // An interprocess event: made here (cudaEventInterprocess, no timing; its
 // handle goes into a PeerCard) or opened from a neighbour's handle.
@@ -66,22 +74,26 @@ private:
 };
 
 // One direct neighbour: its grid mapped here, the ghost row of it that this
-// rank's boundary row fills (its row 0 or its row rows + 1), and its events.
+// rank's boundary row fills (its row 0 or its row rows + 1), its events,
+// and its flags (stage 4e).
 struct PeerNeighbour {
     IpcGrid grid;
     double* ghost = nullptr;
     IpcEvent written[2];
+    IpcFlags flags;
 };
 
 // What open_peer_links() makes: this rank's two events (recorded after its
 // boundary rows are written into the neighbours, alternately for even and
-// odd colour steps) and the neighbours reached directly. `usable` is the
+// odd colour steps), its flags (stage 4e: the neighbours write in them that
+// their boundary rows of a step are done) and the neighbours reached directly. `usable` is the
 // same on every rank of the strip communicator; when false, `why` says which
 // rank could not reach a neighbour and why, and nothing is open.
 struct PeerLinks {
     bool usable = false;
     std::string why;
     IpcEvent written[2];
+    hpclab::cuda::DeviceBuffer<PeerFlags> flags = zeroed_peer_flags();
     PeerNeighbour up, down;  // ghost == nullptr: no neighbour on that side
 
     // For gpu_red_black_colour: row 1 goes to the up neighbour's ghost row,
@@ -96,6 +108,16 @@ struct PeerLinks {
             m.row[1] = d.rows;
             m.to[1] = down.ghost;
         }
+        return m;
+    }
+    // Stage 4e: the same mirrors, and the blocks of the mirrored rows wait
+    // for the neighbours' step - 1 and signal `step` (counted from 1).
+    RowMirrors signalled_mirrors(const DeviceStrip& d, long long step) const {
+        RowMirrors m = mirrors(d);
+        m.flags = flags.get();
+        m.peer_flags[0] = up.flags.get();
+        m.peer_flags[1] = down.flags.get();
+        m.step = step;
         return m;
     }
 };
@@ -137,8 +159,10 @@ PeerLinks open_peer_links(const StripComm& sc, const DeviceStrip& d);
 // rows also stores their new values in the neighbours' ghost rows (mirrors,
 // see gpu_red_black_colour), and the next colour waits, on the GPU, for the
 // neighbours' stores. Before the first step, whole rows are pushed once
-// (push_row, colour 2). With `overlap` the boundary rows are updated on a
-// high-priority stream while the interior rows update on another. The grid after the sweeps is bitwise
+// (push_row, colour 2). With `overlap` (stage 4e) nothing is ordered by the
+// host between the steps: each colour is one launch with signalled mirrors
+// (signalled_mirrors, row_mirrors.cuh), whose boundary rows wait for the
+// neighbours' previous step on the GPU while its other rows go on. The grid after the sweeps is bitwise
 // the serial red_black_sweep's; the call returns when every rank's writes
 // into this rank's grid are done. exchange_seconds: host time spent
 // ordering the exchange (the GPUs' time in it is measured by the driver).

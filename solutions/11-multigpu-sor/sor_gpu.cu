@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hpclab/cuda.hpp"
+#include "row_mirrors.cuh"
 #include "sor_gpu.hpp"
 
 namespace lab11 {
@@ -37,49 +38,83 @@ __device__ __forceinline__ void mirror(const RowMirrors& m, int li, int slot, do
     if (li == m.row[1]) m.to[1][slot] = v;
 }
 
-// Natural layout: thread k of a row takes the k-th point of `colour` in it.
-// Neighbours are at +-1 (the other colour, interleaved) and +-pitch. The
+// What every colour launch needs, passed by value.
+struct ColourArgs {
+    double* __restrict__ u;
+    cudaTextureObject_t tex;
+    const double* __restrict__ rhs;
+    int cols, pitch, parity, colour;
+    double omega;
+};
+
+// Point k of `colour` in row li, updated with sor_update() and mirrored.
+// With `Ghosts`, a ghost row that a neighbour writes during the launch
+// (stage 4e) is read past the caches.
+//
+// Natural layout: thread k of a row takes the k-th point of the colour in
+// it. Neighbours are at +-1 (the other colour, interleaved) and +-pitch. The
 // colour of local point (li, lj) is (parity + li + lj) % 2.
-template <Loads L>
-__global__ void colour_natural(double* __restrict__ u, cudaTextureObject_t tex, const double* __restrict__ rhs,
-                               int cols, int pitch, int parity, int colour, double omega, int row_begin, int row_end,
-                               RowMirrors mirrors) {
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    for (int li = row_begin + blockIdx.y; li < row_end; li += gridDim.y) {
-        const int j = 1 + ((parity + li + 1 + colour) & 1) + 2 * k;  // (parity + li + j) % 2 == colour
-        if (j > cols) continue;
-        const std::size_t c = static_cast<std::size_t>(li) * pitch + j;
-        const double v = sor_update(u[c], load<L>(u, tex, c - 1), load<L>(u, tex, c + 1), load<L>(u, tex, c - pitch),
-                                    load<L>(u, tex, c + pitch), rhs ? rhs[c] : 0.0, omega);
+//
+// Separated layout: thread k takes slot k of the colour's half-row, so a
+// warp reads and writes 32 consecutive doubles. Point j = 2k + p with p
+// chosen so the point has the colour; its left and right neighbours (j -+ 1,
+// the other colour) are at slots (j-1)/2 and (j+1)/2 of the other half, and
+// its up and down neighbours at slot k of the other half in rows li -+ 1.
+template <Layout Y, Loads L, bool Ghosts>
+__device__ __forceinline__ void update_point(const ColourArgs& a, int li, int k, const RowMirrors& m) {
+    double* const u = a.u;
+    // The up (side 0) and down (side 1) neighbours may be ghost values.
+    auto vertical = [&](std::size_t i, bool ghost) {
+        return Ghosts && ghost ? load_ghost(u + i) : load<L>(u, a.tex, i);
+    };
+    const bool ghost_up = Ghosts && faces_signalling(m, li, 0), ghost_down = Ghosts && faces_signalling(m, li, 1);
+    if constexpr (Y == Layout::Natural) {
+        const int j = 1 + ((a.parity + li + 1 + a.colour) & 1) + 2 * k;  // (parity + li + j) % 2 == colour
+        if (j > a.cols) return;
+        const std::size_t c = static_cast<std::size_t>(li) * a.pitch + j;
+        const double v =
+            sor_update(u[c], load<L>(u, a.tex, c - 1), load<L>(u, a.tex, c + 1), vertical(c - a.pitch, ghost_up),
+                       vertical(c + a.pitch, ghost_down), a.rhs ? a.rhs[c] : 0.0, a.omega);
         u[c] = v;
-        mirror(mirrors, li, j, v);
+        mirror(m, li, j, v);
+    } else {
+        const int j = 2 * k + ((a.parity + li + a.colour) & 1);
+        if (j < 1 || j > a.cols) return;
+        const int half = a.pitch / 2;
+        const std::size_t row = static_cast<std::size_t>(li) * a.pitch;
+        const std::size_t me = row + a.colour * half + k;
+        const std::size_t other = row + (1 - a.colour) * half;
+        const double l = load<L>(u, a.tex, other + ((j - 1) >> 1));
+        const double r = load<L>(u, a.tex, other + ((j + 1) >> 1));
+        const double up = vertical(other - a.pitch + k, ghost_up);
+        const double dn = vertical(other + a.pitch + k, ghost_down);
+        const double v = sor_update(u[me], l, r, up, dn, a.rhs ? a.rhs[me] : 0.0, a.omega);
+        u[me] = v;
+        mirror(m, li, a.colour * half + k, v);
     }
 }
 
-// Separated layout: thread k takes slot k of the colour's half-row, so a warp
-// reads and writes 32 consecutive doubles. Point j = 2k + p with p chosen so
-// the point has `colour`; its left and right neighbours (j -+ 1, the other
-// colour) are at slots (j-1)/2 and (j+1)/2 of the other half, and its up and
-// down neighbours at slot k of the other half in rows li -+ 1.
-template <Loads L>
-__global__ void colour_separated(double* __restrict__ u, cudaTextureObject_t tex, const double* __restrict__ rhs,
-                                 int cols, int pitch, int parity, int colour, double omega, int row_begin, int row_end,
-                                 RowMirrors mirrors) {
+// One block row per local row (gridDim.y strides when there are more).
+// A signalled launch (stage 4e) has two more block rows in front, which
+// take the mirrored rows: wait for the neighbours, update, tell them. They
+// are dispatched first, and their barriers and uncached loads stay out of
+// the loop that the other rows run (inside it, they slowed every row by
+// 15-30% on an H200).
+template <Layout Y, Loads L, bool Signalled>
+__global__ void colour_rows(ColourArgs a, int row_begin, int row_end, RowMirrors m) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    const int half = pitch / 2;
-    for (int li = row_begin + blockIdx.y; li < row_end; li += gridDim.y) {
-        const int j = 2 * k + ((parity + li + colour) & 1);
-        if (j < 1 || j > cols) continue;
-        const std::size_t row = static_cast<std::size_t>(li) * pitch;
-        const std::size_t me = row + colour * half + k;
-        const std::size_t other = row + (1 - colour) * half;
-        const double l = load<L>(u, tex, other + ((j - 1) >> 1));
-        const double r = load<L>(u, tex, other + ((j + 1) >> 1));
-        const double up = load<L>(u, tex, other - pitch + k);
-        const double dn = load<L>(u, tex, other + pitch + k);
-        const double v = sor_update(u[me], l, r, up, dn, rhs ? rhs[me] : 0.0, omega);
-        u[me] = v;
-        mirror(mirrors, li, colour * half + k, v);
+    if constexpr (!Signalled) {
+        for (int li = row_begin + blockIdx.y; li < row_end; li += gridDim.y) update_point<Y, L, false>(a, li, k, m);
+    } else if (blockIdx.y < 2) {
+        const int li = blockIdx.y == 0 ? m.row[0] : m.row[1];  // no m.row[y]: see row_mirrors.cuh
+        // No neighbour on that side, or one row that faces both (done by y = 0).
+        if (li == -1 || (blockIdx.y == 1 && li == m.row[0])) return;
+        mirror_row_wait(m, li);
+        update_point<Y, L, true>(a, li, k, m);
+        mirror_row_signal(m, li);
+    } else {
+        for (int li = row_begin + blockIdx.y - 2; li < row_end; li += gridDim.y - 2)
+            if (li != m.row[0] && li != m.row[1]) update_point<Y, L, false>(a, li, k, m);  // else done in front
     }
 }
 
@@ -89,10 +124,16 @@ void launch_colour(DeviceStrip& d, int colour, double omega, int row_begin, int 
     // Points of one colour per row: at most ceil(cols / 2); slots: pitch / 2.
     const int per_row = d.layout == Layout::Natural ? (d.cols + 1) / 2 : d.pitch / 2;
     const int rows = row_end - row_begin;
-    const dim3 grid((per_row + kThreads - 1) / kThreads, rows < 65535 ? rows : 65535);
-    auto kernel = d.layout == Layout::Natural ? colour_natural<L> : colour_separated<L>;
-    kernel<<<grid, kThreads, 0, stream>>>(d.u.get(), d.tex.get(), d.rhs.get(), d.cols, d.pitch, d.parity(), colour,
-                                          omega, row_begin, row_end, mirrors);
+    const bool signalled = mirrors.flags != nullptr;
+    const int most = signalled ? 65533 : 65535;  // a grid has at most 65535 block rows
+    const int block_rows = (rows < most ? rows : most) + (signalled ? 2 : 0);
+    const dim3 grid((per_row + kThreads - 1) / kThreads, block_rows);
+    const bool natural = d.layout == Layout::Natural;
+    auto kernel =
+        natural ? (signalled ? colour_rows<Layout::Natural, L, true> : colour_rows<Layout::Natural, L, false>)
+                : (signalled ? colour_rows<Layout::Separated, L, true> : colour_rows<Layout::Separated, L, false>);
+    const ColourArgs args{d.u.get(), d.tex.get(), d.rhs.get(), d.cols, d.pitch, d.parity(), colour, omega};
+    kernel<<<grid, kThreads, 0, stream>>>(args, row_begin, row_end, mirrors);
     HPCLAB_CUDA_CHECK_LAUNCH();
 }
 
@@ -153,6 +194,14 @@ void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begi
             throw std::invalid_argument(
                 "gpu_red_black_colour: mirror of row " + std::to_string(mirrors.row[i]) +
                 (mirrors.to[i] ? " outside [1, " + std::to_string(d.rows) + "]" : " to nowhere"));
+    if (mirrors.flags)
+        for (int i = 0; i < 2; ++i)
+            if (mirrors.row[i] != -1 &&
+                (mirrors.row[i] < row_begin || mirrors.row[i] >= row_end || !mirrors.peer_flags[i] || mirrors.step < 1))
+                throw std::invalid_argument("gpu_red_black_colour: signalled mirror of row " +
+                                            std::to_string(mirrors.row[i]) +
+                                            " needs it in the launch, the "
+                                            "neighbour's flags and a step >= 1");
     if (row_end <= row_begin) return;
     if (d.loads == Loads::Texture && !d.tex.get())
         throw std::invalid_argument("gpu_red_black_colour: texture loads without a texture (use set_loads)");

@@ -1,5 +1,6 @@
-// Lab 11, stage 4d: halo rows written from GPU to GPU through CUDA IPC, no
-// host in the data path; interprocess events order the writes.
+// Lab 11, stages 4d and 4e: halo rows written from GPU to GPU through CUDA
+// IPC, no host in the data path; interprocess events order the writes (4d),
+// or flags that the kernels themselves write and wait for (4e, overlap).
 #include <mpi.h>
 
 #include <stdexcept>
@@ -13,10 +14,11 @@ namespace lab11 {
 
 namespace {
 
-// Opens the neighbour's grid and events; ghost = its row `ghost_row`.
+// Opens the neighbour's grid, events and flags; ghost = its row `ghost_row`.
 PeerNeighbour open_neighbour(const PeerCard& card, int ghost_row) {
     PeerNeighbour nb;
     nb.grid = IpcGrid(card.grid);
+    nb.flags = IpcFlags(card.flags);
     nb.ghost = nb.grid.get() + static_cast<std::size_t>(ghost_row) * card.pitch;
     for (int k = 0; k < 2; ++k) nb.written[k] = IpcEvent::open(card.written[k]);
     return nb;
@@ -84,28 +86,23 @@ SweepTimes gpu_peer_sweeps(const StripComm& sc, DeviceStrip& d, double omega, lo
     if (sweeps < 0) throw std::invalid_argument("gpu_peer_sweeps: sweeps must be >= 0, got " + std::to_string(sweeps));
     PeerLinks links = open_peer_links(sc, d);
     if (!links.usable) throw std::runtime_error("GPU-to-GPU exchange unavailable: " + links.why);
-    // Boundary rows on a high-priority stream (the neighbours wait for them);
-    // with overlap the interior runs on the other.
-    Stream interior, edge = Stream::with_priority(Stream::highest_priority());
-    Event edge_done[2] = {Event(cudaEventDisableTiming), Event(cudaEventDisableTiming)};
-    Event interior_done[2] = {Event(cudaEventDisableTiming), Event(cudaEventDisableTiming)};
+    Stream stream;
     SweepTimes t;
 
-    // The colour kernels that update rows 1 and d.rows also store them into
-    // the neighbours' ghost rows (mirrors): no copy kernel on the way. Once
-    // they are done on `edge`, record written[step & 1], and make `edge` wait
-    // until the neighbours' stores of this step have landed here. The events
-    // alternate so that a neighbour's wait always names this step's record:
-    // it is issued before this rank can record the same event again (two
-    // steps on, after the next token from that neighbour).
-    const RowMirrors mirrors = links.mirrors(d);
+    // Stage 4d: the colour kernels that update rows 1 and d.rows also store
+    // them into the neighbours' ghost rows (mirrors): no copy kernel on the
+    // way. Once a launch is done, record written[step & 1], and make the
+    // stream wait until the neighbours' stores of this step have landed
+    // here. The events alternate so that a neighbour's wait always names
+    // this step's record: it is issued before this rank can record the same
+    // event again (two steps on, after the next token from that neighbour).
     auto signal_and_wait = [&](long step) {
         const double t0 = MPI_Wtime();
         const int k = static_cast<int>(step & 1);
-        HPCLAB_CUDA_CHECK(cudaEventRecord(links.written[k].get(), edge));
+        HPCLAB_CUDA_CHECK(cudaEventRecord(links.written[k].get(), stream));
         swap_tokens(sc, step);
-        if (links.up.ghost) HPCLAB_CUDA_CHECK(cudaStreamWaitEvent(edge, links.up.written[k].get(), 0));
-        if (links.down.ghost) HPCLAB_CUDA_CHECK(cudaStreamWaitEvent(edge, links.down.written[k].get(), 0));
+        if (links.up.ghost) HPCLAB_CUDA_CHECK(cudaStreamWaitEvent(stream, links.up.written[k].get(), 0));
+        if (links.down.ghost) HPCLAB_CUDA_CHECK(cudaStreamWaitEvent(stream, links.down.written[k].get(), 0));
         t.exchange_seconds += MPI_Wtime() - t0;
     };
 
@@ -113,31 +110,23 @@ SweepTimes gpu_peer_sweeps(const StripComm& sc, DeviceStrip& d, double omega, lo
     HPCLAB_MPI_CHECK(MPI_Barrier(sc.comm()));  // every grid uploaded, nobody still reading one
     const double start = MPI_Wtime();
     // Whole rows first: the ghost rows hold nothing yet.
-    if (links.up.ghost) push_row(d, 1, 2, links.up.ghost, edge);
-    if (links.down.ghost) push_row(d, d.rows, 2, links.down.ghost, edge);
+    if (links.up.ghost) push_row(d, 1, 2, links.up.ghost, stream);
+    if (links.down.ghost) push_row(d, d.rows, 2, links.down.ghost, stream);
     signal_and_wait(-1);
     for (long step = 0; step < 2 * sweeps; ++step) {
-        const int colour = static_cast<int>(step & 1), k = colour, previous = 1 - k;
-        if (!overlap) {
-            gpu_red_black_colour(d, colour, omega, 1, d.rows + 1, edge, mirrors);
-            signal_and_wait(step);
+        const int colour = static_cast<int>(step & 1);
+        if (overlap) {
+            // Stage 4e: one launch per colour; its boundary rows go first,
+            // wait on the GPU for the neighbours' previous step and signal
+            // this one, while the interior rows never wait. The host only
+            // launches.
+            gpu_red_black_colour(d, colour, omega, 1, d.rows + 1, stream, links.signalled_mirrors(d, step + 1));
             continue;
         }
-        // Interior rows 2..rows-1 read rows 1 and `rows`, which the edge
-        // stream updated in the previous step; never a ghost row.
-        if (step > 0) HPCLAB_CUDA_CHECK(cudaStreamWaitEvent(interior, edge_done[previous].get(), 0));
-        if (d.rows > 2) gpu_red_black_colour(d, colour, omega, 2, d.rows, interior);
-        HPCLAB_CUDA_CHECK(cudaEventRecord(interior_done[k].get(), interior));
-        // Rows 1 and `rows` read rows 2 and rows-1, which the interior stream
-        // updated in the previous step, and the ghost rows (waited for above).
-        if (step > 0) HPCLAB_CUDA_CHECK(cudaStreamWaitEvent(edge, interior_done[previous].get(), 0));
-        gpu_red_black_colour(d, colour, omega, 1, 2, edge, mirrors);
-        if (d.rows > 1) gpu_red_black_colour(d, colour, omega, d.rows, d.rows + 1, edge, mirrors);
-        HPCLAB_CUDA_CHECK(cudaEventRecord(edge_done[k].get(), edge));
+        gpu_red_black_colour(d, colour, omega, 1, d.rows + 1, stream, links.mirrors(d));
         signal_and_wait(step);
     }
-    HPCLAB_CUDA_CHECK(cudaStreamSynchronize(interior));
-    HPCLAB_CUDA_CHECK(cudaStreamSynchronize(edge));
+    HPCLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
     // The neighbours' writes into this grid are done once they are here too.
     HPCLAB_MPI_CHECK(MPI_Barrier(sc.comm()));
     t.seconds = MPI_Wtime() - start;

@@ -9,6 +9,7 @@
 
 #include "hpclab/cuda.hpp"
 #include "hpclab/not_implemented.hpp"
+#include "row_mirrors.cuh"
 #include "sor_gpu.hpp"
 
 namespace lab11 {
@@ -41,6 +42,12 @@ void gpu_red_black_colour(DeviceStrip& d, int colour, double omega, int row_begi
     // kernel of d.layout and d.loads on `stream`, then HPCLAB_CUDA_CHECK_LAUNCH().
     // Stage 4d: pass `mirrors` (by value) to the kernels; a new value of row
     // mirrors.row[i] is also stored to mirrors.to[i] at its slot in the row.
+    // Stage 4e (row_mirrors.cuh, included above): in each row, every thread of the
+    // block calls mirror_row_wait(mirrors, li) before reading and
+    // mirror_row_signal(mirrors, li) after storing, with no thread leaving
+    // the row early; a row that faces_signalling() a side reads its ghost
+    // neighbour on that side with load_ghost(). Visiting the last row and the
+    // first row before the others lets the neighbours go on sooner.
     (void)mirrors;
     (void)d;
     (void)colour;

@@ -1,5 +1,6 @@
-// Lab 11, stage 4d: halo rows written from GPU to GPU through CUDA IPC, no
-// host in the data path; interprocess events order the writes.
+// Lab 11, stages 4d and 4e: halo rows written from GPU to GPU through CUDA
+// IPC, no host in the data path; interprocess events order the writes (4d),
+// or flags that the kernels themselves write and wait for (4e, overlap).
 // Every TODO(student) below throws "not implemented" until you replace it.
 #include <mpi.h>
 
@@ -19,7 +20,8 @@ PeerLinks open_peer_links(const StripComm& sc, const DeviceStrip& d) {
     // with the up and down neighbours (two MPI_Sendrecv of sizeof(PeerCard)
     // MPI_BYTEs), check each neighbour with can_reach, and agree on every rank
     // (all_ranks_agree); if not, return with usable = false and the reason.
-    // Then open each neighbour's grid (IpcGrid) and events (IpcEvent::open),
+    // Then open each neighbour's grid (IpcGrid), events (IpcEvent::open) and
+    // flags (IpcFlags, stage 4e),
     // and point ghost at the row this rank writes: the up neighbour's row
     // rows + 1, the down neighbour's row 0 (the card says its rows and pitch).
     // Opening can fail too: agree once more.
@@ -38,8 +40,10 @@ SweepTimes gpu_peer_sweeps(const StripComm& sc, DeviceStrip& d, double omega, lo
     // token with both neighbours (MPI_Sendrecv: "I recorded step s"), then
     // make the stream wait (cudaStreamWaitEvent) on the neighbours'
     // written[s & 1]. Why two events, and why the token before the wait?
-    // With overlap: boundary rows on a high-priority stream, interior rows on
-    // another; join them with events of the PREVIOUS step only. At the end:
+    // Stage 4e, with overlap: no events and no tokens inside the loop; each
+    // colour step s is one launch with links.signalled_mirrors(d, s + 1),
+    // whose boundary rows wait on the GPU for the neighbours' step s and
+    // signal s + 1 (your kernels call row_mirrors.cuh). At the end:
     // synchronise, barrier (the neighbours' writes into you are done), stop
     // the clock.
     (void)sc;

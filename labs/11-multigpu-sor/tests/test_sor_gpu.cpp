@@ -180,8 +180,8 @@ TEST(Gpu, RejectsRowsOutsideTheStrip) {
 
 namespace {
 
-void expect_gpu_strips_match_serial(Exchange mode, Layout layout, int n, int sweeps, std::uint64_t seed) {
-    const StripComm sc = HPCLAB_VALUE(make_strip_comm(n, MPI_COMM_WORLD));
+void expect_strips_match_serial(const StripComm& sc, Exchange mode, Layout layout, int n, int sweeps,
+                                std::uint64_t seed) {
     Strip serial = random_start(ProblemKind::PoissonSine, n, 1, n, seed);
     Strip mine = random_start(ProblemKind::PoissonSine, n, sc.range().first, sc.range().rows, seed);
     reference_sweeps(serial, 1.8, sweeps);
@@ -196,6 +196,11 @@ void expect_gpu_strips_match_serial(Exchange mode, Layout layout, int n, int swe
     ASSERT_TRUE(same_size_on_every_rank(mine.u.size(), size));
     EXPECT_TRUE(gathered_strips_equal(mine, serial))
         << exchange_name(mode) << ", " << layout_name(layout) << ", n = " << n;
+}
+
+void expect_gpu_strips_match_serial(Exchange mode, Layout layout, int n, int sweeps, std::uint64_t seed) {
+    const StripComm sc = HPCLAB_VALUE(make_strip_comm(n, MPI_COMM_WORLD));
+    expect_strips_match_serial(sc, mode, layout, n, sweeps, seed);
 }
 
 }  // namespace
@@ -363,14 +368,51 @@ TEST(GpuMpi, PeerOverlappedExchangeMatchesSerialBitwise) {
     }
 }
 
-TEST(GpuMpi, PeerOverlappedJoinsItsStreamsOnLargeStrips) {
+TEST(GpuMpi, PeerOverlappedMatchesSerialOnLargeStrips) {
     HPCLAB_REQUIRE_GPU();
     pick_gpu();
-    // Strips of thousands of rows: an interior launch (tens of microseconds)
-    // outlasts a boundary step and its exchange, so a boundary row that does
-    // not wait for the previous interior step reads a stale neighbour. Small
-    // grids hide that: their interior is done before anyone looks.
+    // Strips of thousands of rows: a launch (tens of microseconds) runs long
+    // after its boundary rows have signalled, so the neighbour's next launch
+    // overlaps it and writes into this grid meanwhile; a boundary row that
+    // signals before it has stored, or reads a ghost value through a stale
+    // cache line, shows here. Small grids finish before anyone looks.
     expect_peer_strips_match_serial(Exchange::PeerOverlapped, Layout::Separated, 4096, 6, 81);
+}
+
+namespace {
+
+// Strips of very different heights, made here (not by make_strip_comm):
+// every rank but the last holds `thin` rows, the last holds the rest.
+StripComm uneven_strips(int n, int thin) {
+    const int size = hpclab::mpi::size();
+    int dims[1] = {size}, periods[1] = {0};
+    MPI_Comm cart = MPI_COMM_NULL;
+    HPCLAB_MPI_CHECK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart));
+    MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+    int up = MPI_PROC_NULL, down = MPI_PROC_NULL;
+    HPCLAB_MPI_CHECK(MPI_Cart_shift(cart, 0, 1, &up, &down));
+    const int rank = hpclab::mpi::rank(cart);
+    const RowRange range{1 + rank * thin, rank < size - 1 ? thin : n - rank * thin};
+    return StripComm(cart, n, range, up, down);
+}
+
+}  // namespace
+
+TEST(GpuMpi, PeerWaitsForASlowerNeighbour) {
+    HPCLAB_REQUIRE_GPU();
+    pick_gpu();
+    std::string why;
+    if (!peer_exchange_expected(&why)) GTEST_SKIP() << "no GPU-to-GPU exchange here: " << why;
+    // The last rank sweeps a hundred times the rows of the others, so they
+    // are always a step ahead and wait for it: each boundary row reads its
+    // ghost row as soon as the slow neighbour says it may. A neighbour that
+    // says so before its stores have landed, or a rank that does not wait
+    // for the word, reads old values here, whatever the timing.
+    const int n = 2048, thin = 16;
+    for (Exchange e : {Exchange::Peer, Exchange::PeerOverlapped}) {
+        const StripComm sc = uneven_strips(n, thin);
+        expect_strips_match_serial(sc, e, Layout::Separated, n, 40, 91 + static_cast<int>(e));
+    }
 }
 
 TEST(GpuMpi, PeerExchangeStaysInOrderOverManySweeps) {
