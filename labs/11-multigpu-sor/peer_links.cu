@@ -48,7 +48,7 @@ template class IpcMapped<PeerFlags>;
 
 hpclab::cuda::DeviceBuffer<PeerFlags> zeroed_peer_flags() {
     hpclab::cuda::DeviceBuffer<PeerFlags> flags(1);
-    HPCLAB_CUDA_CHECK(cudaMemset(flags.get(), 0, sizeof(PeerFlags)));
+    flags.zero();
     return flags;
 }
 

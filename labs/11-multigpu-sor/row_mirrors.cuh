@@ -25,8 +25,6 @@ __device__ __forceinline__ bool faces_signalling(const RowMirrors& m, int li, in
 
 namespace detail {
 
-__device__ __forceinline__ bool faces(const RowMirrors& m, int li, int side) { return faces_signalling(m, li, side); }
-
 __device__ __forceinline__ unsigned long long global_nanoseconds() {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -86,7 +84,7 @@ __device__ __forceinline__ void count_and_tell(const RowMirrors& m) {
 // slots of its ghost row that this step overwrites). Every thread of the
 // block must call it; li must be the same in all of them.
 __device__ __forceinline__ void mirror_row_wait(const RowMirrors& m, int li) {
-    const bool up = detail::faces(m, li, 0), down = detail::faces(m, li, 1);
+    const bool up = faces_signalling(m, li, 0), down = faces_signalling(m, li, 1);
     if (!up && !down) return;
     if (threadIdx.x == 0 && threadIdx.y == 0) {
         if (up) detail::wait_for<0>(m, li);
@@ -105,7 +103,7 @@ __device__ __forceinline__ double load_ghost(const double* p) { return __ldcv(p)
 // the last block of the row in this step tells the neighbour. Every thread
 // of the block must call it.
 __device__ __forceinline__ void mirror_row_signal(const RowMirrors& m, int li) {
-    const bool up = detail::faces(m, li, 0), down = detail::faces(m, li, 1);
+    const bool up = faces_signalling(m, li, 0), down = faces_signalling(m, li, 1);
     if (!up && !down) return;
     __syncthreads();  // every store of the block is issued before thread 0 goes on
     if (threadIdx.x != 0 || threadIdx.y != 0) return;
