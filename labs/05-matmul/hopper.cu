@@ -76,26 +76,44 @@ bool wgmma_runs_here(std::string* why) {
     return true;
 }
 
-CUtensorMap bf16_tile_map(const void* base, int rows, int cols, int box_rows) {
-    if (rows <= 0 || cols <= 0 || cols % 8 != 0 || box_rows < 1 || box_rows > 256 ||
-        reinterpret_cast<std::uintptr_t>(base) % 16 != 0)
-        throw std::invalid_argument(
-            "bf16_tile_map: TMA needs rows, cols > 0, cols a multiple of 8 (16-byte rows), "
-            "a 16-byte aligned base and 1..256 rows per box (got " +
-            std::to_string(rows) + " x " + std::to_string(cols) + ", box of " + std::to_string(box_rows) + " rows)");
+namespace {
+
+// One 2-D tile map (cols contiguous) for the element type `type` of `bytes`
+// bytes; `what` names the caller in the message of a shape TMA cannot take.
+CUtensorMap tile_map(const char* what, CUtensorMapDataType type, int bytes, const void* base, int rows, int cols,
+                     int box_cols, int box_rows, bool swizzle) {
+    const bool shape_ok = rows > 0 && cols > 0 && (static_cast<long long>(cols) * bytes) % 16 == 0;
+    const bool box_ok = box_cols >= 1 && box_cols <= 256 && box_rows >= 1 && box_rows <= 256 &&
+                        (box_cols * bytes) % 16 == 0 && (!swizzle || box_cols * bytes == 128);
+    if (!shape_ok || !box_ok || reinterpret_cast<std::uintptr_t>(base) % 16 != 0)
+        throw std::invalid_argument(std::string(what) +
+                                    ": TMA needs rows, cols > 0, rows of a multiple of 16 bytes, a 16-byte aligned "
+                                    "base and boxes of 1..256 rows and columns (128-byte rows when swizzled); got " +
+                                    std::to_string(rows) + " x " + std::to_string(cols) + ", boxes of " +
+                                    std::to_string(box_rows) + " x " + std::to_string(box_cols));
     CUtensorMap map;
     const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-    const cuuint64_t row_bytes[1] = {static_cast<cuuint64_t>(cols) * 2};
-    const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBoxCols), static_cast<cuuint32_t>(box_rows)};
+    const cuuint64_t row_bytes[1] = {static_cast<cuuint64_t>(cols) * bytes};
+    const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
     const cuuint32_t unit_steps[2] = {1, 1};
     const CUresult r =
-        encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, row_bytes, box,
-                       unit_steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+        encode_tiled()(&map, type, 2, const_cast<void*>(base), dims, row_bytes, box, unit_steps,
+                       CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
         throw std::runtime_error("cuTensorMapEncodeTiled failed (CUresult " + std::to_string(static_cast<int>(r)) +
                                  ")");
     return map;
+}
+
+}  // namespace
+
+CUtensorMap bf16_tile_map(const void* base, int rows, int cols, int box_rows) {
+    return tile_map("bf16_tile_map", CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, rows, cols, kBoxCols, box_rows, true);
+}
+
+CUtensorMap f32_tile_map(const float* base, int rows, int cols, int box_cols, int box_rows, bool swizzle) {
+    return tile_map("f32_tile_map", CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, base, rows, cols, box_cols, box_rows, swizzle);
 }
 
 }  // namespace lab05::hopper

@@ -26,4 +26,11 @@ CUtensorMap bf16_tile_map(const void* base, int rows, int cols, int box_rows);
 
 constexpr int kBoxCols = 64;  // BF16 elements per swizzled row of a box (128 bytes)
 
+// The same for a row-major FP32 matrix (stage 6d: cols * 4 a multiple of 16
+// bytes), with boxes of box_cols x box_rows (each 1..256). With swizzle, a
+// box row must be exactly 128 bytes (box_cols = 32) and lands with the
+// 128-byte swizzle: 16-byte chunk c of box row r goes to chunk c ^ (r % 8) of
+// its 128 bytes. Without, the box lands as it is, row after row.
+CUtensorMap f32_tile_map(const float* base, int rows, int cols, int box_cols, int box_rows, bool swizzle);
+
 }  // namespace lab05::hopper

@@ -136,6 +136,11 @@ int run_shape(const Options& o, hpclab::Reporter& report, const Shape& s, const 
     std::vector<T> c(s.n * s.p);
     for (Kernel k : kernels) {
         if (k == Kernel::OneThreadPerBlock && std::max({s.n, s.m, s.p}) > o.slow_limit) continue;
+        std::string why;
+        if (!lab05::kernel_runs_here(k, sizeof(T), &why)) {
+            std::fprintf(stderr, "%-22s %-7s passed over: %s\n", lab05::kernel_name(k), type, why.c_str());
+            continue;
+        }
         hpclab::Measurement mm;
         mm.name = lab05::kernel_name(k);
         mm.n = s.n;
@@ -255,6 +260,9 @@ int serve(const Options& o, const std::vector<Kernel>& kernels) {
             "--serve times one kernel at one shape: give one of --kernels and --type "
             "float or double, without --sweep");
     hpclab::cuda::require_gpu();
+    std::string why;
+    if (!lab05::kernel_runs_here(kernels[0], o.type == "float" ? sizeof(float) : sizeof(double), &why))
+        throw std::invalid_argument(std::string("--serve: ") + lab05::kernel_name(kernels[0]) + " cannot run: " + why);
     return o.type == "float" ? serve_kernel<float>(o, kernels[0]) : serve_kernel<double>(o, kernels[0]);
 }
 
@@ -299,6 +307,9 @@ int run(const Options& o) {
     }
     if (tensor_type(o.type)) return run_tensor(o, shapes);
     const auto kernels = selected_kernels(o.kernels);
+    const bool names_final_tma = std::find(o.kernels.begin(), o.kernels.end(), "final_tma") != o.kernels.end();
+    if (o.type == "double" && names_final_tma)
+        throw std::invalid_argument("final_tma multiplies float only: use --type float or both");
     if (!o.common.serve.empty()) return serve(o, kernels);
     int not_implemented = 0;
     hpclab::Reporter report(o.common.json);
@@ -349,10 +360,10 @@ int main(int argc, char** argv) {
                        "precision: float, double, both; or bf16, tf32 for the tensor-core kernels (stage 6)")
             ->check(CLI::IsMember({"float", "double", "both", "bf16", "tf32"}))
             ->capture_default_str();
-        app.add_option(
-            "--kernels", o.kernels,
-            "kernels to time: all, one_thread_per_block, naive_1d, naive_2d_row_x, naive_2d, tiled16, "
-            "tiled32, final; with --type bf16: wmma_bf16, mma_bf16, wgmma_bf16 (Hopper); with --type tf32: wmma_tf32");
+        app.add_option("--kernels", o.kernels,
+                       "kernels to time: all, one_thread_per_block, naive_1d, naive_2d_row_x, naive_2d, tiled16, "
+                       "tiled32, final, final_tma (float, Hopper); with --type bf16: wmma_bf16, mma_bf16, wgmma_bf16 "
+                       "(Hopper); with --type tf32: wmma_tf32");
         hpclab::cli::add_count(app, "--slow-limit", o.slow_limit,
                                "largest size at which one_thread_per_block is timed");
         app.add_flag("!--no-pedantic", o.pedantic, "skip timing cuBLAS with CUBLAS_PEDANTIC_MATH");

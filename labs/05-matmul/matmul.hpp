@@ -33,9 +33,13 @@ enum class Kernel {
     Tiled16,            // shared-memory tiles of 16 x 16
     Tiled32,            // shared-memory tiles of 32 x 32
     Final,              // register-blocked: a block computes BM x BN, a thread TM x TN
+    FinalTma,           // stage 6d, float on Hopper only: the final kernel fed by TMA copies
 };
 constexpr Kernel kAllKernels[] = {Kernel::OneThreadPerBlock, Kernel::Naive1D, Kernel::Naive2DRowX, Kernel::Naive2D,
-                                  Kernel::Tiled16,           Kernel::Tiled32, Kernel::Final};
+                                  Kernel::Tiled16,           Kernel::Tiled32, Kernel::Final,       Kernel::FinalTma};
+// The kernels of stages 2-4, which multiply float and double on any GPU.
+constexpr Kernel kEveryGpuKernels[] = {Kernel::OneThreadPerBlock, Kernel::Naive1D, Kernel::Naive2DRowX, Kernel::Naive2D,
+                                       Kernel::Tiled16,           Kernel::Tiled32, Kernel::Final};
 
 // Short names for the command line, tables and test names.
 inline const char* kernel_name(Kernel k) {
@@ -47,6 +51,7 @@ inline const char* kernel_name(Kernel k) {
         case Kernel::Tiled16: return "tiled16";
         case Kernel::Tiled32: return "tiled32";
         case Kernel::Final: return "final";
+        case Kernel::FinalTma: return "final_tma";
     }
     return "?";
 }
@@ -56,6 +61,9 @@ constexpr int kFinalBM = 128;  // rows of C per block
 constexpr int kFinalBN = 128;  // columns of C per block
 constexpr int kFinalTM = 8;    // rows of C per thread
 constexpr int kFinalTN = 8;    // columns of C per thread
+// The stage 6d kernel's tile of C per block (its CGMA comes from these).
+constexpr int kFinalTmaBM = 128;
+constexpr int kFinalTmaBN = 256;
 
 // What a launcher launched, so the harness can ask the runtime about the
 // kernel's registers, shared memory and blocks per SM (occupancy).
@@ -82,6 +90,15 @@ struct Launchers {
     static Launch final(int n, int m, int p, const T* A, const T* B, T* C);
 };
 
+// ---- Stage 6d: the final kernel on Hopper's copy engine (student/final_tma_kernels.cu) --
+// C = A B in float, as Launchers<float>::final, with the slices of A and B
+// brought into shared memory by TMA copies that one producer thread issues,
+// and consumer warps that only load from shared memory and multiply. Called
+// only where kernel_runs_here(Kernel::FinalTma, 4) is true. For matrices TMA
+// cannot take (m or p not a multiple of 4, or A, B or C not 16-byte aligned)
+// it calls Launchers<float>::final and returns that launch.
+Launch final_tma(int n, int m, int p, const float* A, const float* B, float* C);
+
 // Blocks of per_block threads that cover count threads (rounded up), for the launchers.
 inline int blocks_for(long long count, int per_block) { return static_cast<int>((count + per_block - 1) / per_block); }
 
@@ -90,6 +107,13 @@ inline int blocks_for(long long count, int per_block) { return static_cast<int>(
 // as above. The driver and the tests call this.
 template <class T>
 Launch gpu_matmul(Kernel k, int n, int m, int p, const T* A, const T* B, T* C);
+
+// Whether kernel k multiplies elements of element_bytes bytes (4: float, 8:
+// double) on this GPU with this build: true for every kernel but final_tma,
+// which takes float only and needs Hopper with sm_90a code. When false, *why
+// says what is missing. The tests skip and the driver passes over a kernel
+// that cannot run here; gpu_matmul throws.
+bool kernel_runs_here(Kernel k, std::size_t element_bytes, std::string* why);
 
 // ---- Stage 5: compute to global memory access ratio (student/cpu_matmul.cpp) -
 // Floating-point operations per element read from or written to global

@@ -51,6 +51,9 @@ double cgma(Kernel k) {
         // Per step of one k: the block loads BM + BN elements and does
         // 2 BM BN flops: CGMA = 2 BM BN / (BM + BN) (128 for 128 x 128).
         case Kernel::Final: return 2.0 * kFinalBM * kFinalBN / (kFinalBM + kFinalBN);
+        // The same count for its tile: the copy engine still reads each
+        // element of A and B from global memory once per block.
+        case Kernel::FinalTma: return 2.0 * kFinalTmaBM * kFinalTmaBN / (kFinalTmaBM + kFinalTmaBN);
     }
     throw std::invalid_argument("cgma: unknown kernel");
 }

@@ -29,15 +29,16 @@ TEST_P(Hidden, SizesAroundTileEdges) {
 
 // Sizes that allow vector loads (m, p multiples of 4) but arrays that start
 // one element past an aligned address: a vector path must not be taken.
-TEST_P(Hidden, MisalignedArrays) {
-    HPCLAB_REQUIRE_GPU();
+namespace {
+
+void expect_misaligned_exact(Kernel k) {
     const int n = 70, m = 64, p = 136;
     const auto a = lab05::small_integer_matrix<float>(n, m, 5), b = lab05::small_integer_matrix<float>(m, p, 6);
     const auto c = HPCLAB_CALL([&] {
         hpclab::cuda::DeviceBuffer<float> dA(a.size() + 1), dB(b.size() + 1), dC(static_cast<std::size_t>(n) * p + 1);
         HPCLAB_CUDA_CHECK(cudaMemcpy(dA.get() + 1, a.data(), a.size() * 4, cudaMemcpyHostToDevice));
         HPCLAB_CUDA_CHECK(cudaMemcpy(dB.get() + 1, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
-        lab05::gpu_matmul<float>(GetParam(), n, m, p, dA.get() + 1, dB.get() + 1, dC.get() + 1);
+        lab05::gpu_matmul<float>(k, n, m, p, dA.get() + 1, dB.get() + 1, dC.get() + 1);
         HPCLAB_CUDA_CHECK(cudaDeviceSynchronize());
         std::vector<float> out(static_cast<std::size_t>(n) * p);
         HPCLAB_CUDA_CHECK(cudaMemcpy(out.data(), dC.get() + 1, out.size() * 4, cudaMemcpyDeviceToHost));
@@ -48,6 +49,13 @@ TEST_P(Hidden, MisalignedArrays) {
     for (std::size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], ref[i]) << "C[" << i / p << "][" << i % p << "]";
 }
 
+}  // namespace
+
+TEST_P(Hidden, MisalignedArrays) {
+    HPCLAB_REQUIRE_GPU();
+    expect_misaligned_exact(GetParam());
+}
+
 TEST_P(Hidden, OtherSeedsAndShapes) {
     HPCLAB_REQUIRE_GPU();
     expect_normwise<float>(GetParam(), 777, 555, 333, 2024);
@@ -55,7 +63,32 @@ TEST_P(Hidden, OtherSeedsAndShapes) {
     expect_normwise<float>(GetParam(), 64, 4096, 64, 2026);  // long k: accumulation order
 }
 
-INSTANTIATE_TEST_SUITE_P(Lab05, Hidden, ::testing::ValuesIn(lab05::kAllKernels), param_name);
+INSTANTIATE_TEST_SUITE_P(Lab05, Hidden, ::testing::ValuesIn(lab05::kEveryGpuKernels), param_name);
+
+// Stage 6d around its 128 x 256 x 32 tile, on the TMA path (m, p multiples of 4).
+TEST(HiddenFinalTma, SizesAroundTileEdges) {
+    HPCLAB_REQUIRE_GPU();
+    LAB05_REQUIRE_FINAL_TMA();
+    const int shapes[][3] = {{127, 28, 252}, {128, 4, 256}, {129, 36, 260}, {255, 68, 516}, {1, 1028, 4}, {513, 32, 8}};
+    for (const auto& s : shapes) {
+        expect_exact<float>(Kernel::FinalTma, s[0], s[1], s[2], 400 + s[0]);
+        if (HasFatalFailure()) return;
+    }
+}
+
+TEST(HiddenFinalTma, MisalignedArrays) {
+    HPCLAB_REQUIRE_GPU();
+    LAB05_REQUIRE_FINAL_TMA();
+    expect_misaligned_exact(Kernel::FinalTma);
+}
+
+// Other seeds, and a long k (the accumulation over 128 k steps).
+TEST(HiddenFinalTma, OtherSeedsAndShapes) {
+    HPCLAB_REQUIRE_GPU();
+    LAB05_REQUIRE_FINAL_TMA();
+    expect_normwise<float>(Kernel::FinalTma, 777, 556, 332, 2027);
+    expect_normwise<float>(Kernel::FinalTma, 64, 4096, 64, 2028);
+}
 
 // Each loop order gets matrices of its own (small integers: both products
 // are exact), so that neither can answer from the other's result.

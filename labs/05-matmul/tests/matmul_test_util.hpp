@@ -108,6 +108,14 @@ void expect_sampled_rows(lab05::Kernel k, int n, int m, int p, std::uint64_t see
     }
 }
 
+// Stage 6d's kernel runs only on Hopper with sm_90a code: skip elsewhere, with the reason.
+#define LAB05_REQUIRE_FINAL_TMA()                                                              \
+    do {                                                                                       \
+        std::string lab05_why_;                                                                \
+        if (!::lab05::kernel_runs_here(::lab05::Kernel::FinalTma, sizeof(float), &lab05_why_)) \
+            GTEST_SKIP() << "final_tma cannot run here: " << lab05_why_;                       \
+    } while (0)
+
 inline std::string param_name(const ::testing::TestParamInfo<lab05::Kernel>& info) {
     return lab05::kernel_name(info.param);
 }

@@ -71,6 +71,29 @@ std::pair<LaunchReport, std::vector<float>> launch_and_report(Kernel k, const st
     return {r, c};
 }
 
+// A 64 x 64 x 64 product with kernel k: the launch it reports, the runtime's
+// answers about that launch, and the product it computed.
+void expect_launch_report(Kernel k) {
+    const auto a = lab05::random_matrix<float>(64, 64, 1);
+    const auto [l, c] = HPCLAB_VALUE(launch_and_report(k, a));
+    ASSERT_NE(l.names_kernel, 0) << "the launch names no kernel";
+    const lab05::Occupancy& o = l.occupancy;
+    const long long threads = static_cast<long long>(l.block.x) * l.block.y * l.block.z;
+    EXPECT_EQ(o.threads, threads) << "the runtime was asked about another block";
+    EXPECT_GT(o.registers, 0);
+    EXPECT_GT(o.blocks_per_sm, 0) << "the kernel cannot run with the block it was launched with";
+    EXPECT_GT(static_cast<long long>(l.grid.x) * l.grid.y * l.grid.z * threads, 0);
+    // Enough threads launched for 64 x 64 outputs (the final kernels: 64 and
+    // 128 per thread).
+    const double per_thread = k == Kernel::Final ? lab05::kFinalTM * lab05::kFinalTN : k == Kernel::FinalTma ? 128 : 1;
+    EXPECT_GE(static_cast<double>(l.grid.x) * l.grid.y * l.grid.z * threads * per_thread, 64.0 * 64);
+    // The product of that launch.
+    ASSERT_EQ(c.size(), a.size());
+    const auto ref = lab05::reference_matmul(64, 64, 64, a.data(), a.data());
+    const auto check = lab05::normwise_check(64, 64, 64, a.data(), a.data(), c.data(), ref);
+    EXPECT_TRUE(check.ok()) << check.describe();
+}
+
 }  // namespace
 
 // ---- Stage 1: CPU ------------------------------------------------------------------
@@ -126,6 +149,8 @@ TEST(Cgma, EveryKernel) {
     EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab05::cgma(Kernel::Tiled32)), 32.0);
     EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab05::cgma(Kernel::Final)),
                      2.0 * lab05::kFinalBM * lab05::kFinalBN / (lab05::kFinalBM + lab05::kFinalBN));
+    EXPECT_DOUBLE_EQ(HPCLAB_VALUE(lab05::cgma(Kernel::FinalTma)),
+                     2.0 * lab05::kFinalTmaBM * lab05::kFinalTmaBN / (lab05::kFinalTmaBM + lab05::kFinalTmaBN));
 }
 
 // ---- Harness (0 points: these check the lab's own tools, not your code) -----------------
@@ -237,26 +262,10 @@ TEST_P(GpuMatmul, TallAndSkinny) {
 // for a launch that did the work.
 TEST_P(GpuMatmul, ReportsItsLaunch) {
     HPCLAB_REQUIRE_GPU();
-    const auto a = lab05::random_matrix<float>(64, 64, 1);
-    const auto [l, c] = HPCLAB_VALUE(launch_and_report(GetParam(), a));
-    ASSERT_NE(l.names_kernel, 0) << "the launch names no kernel";
-    const lab05::Occupancy& o = l.occupancy;
-    const long long threads = static_cast<long long>(l.block.x) * l.block.y * l.block.z;
-    EXPECT_EQ(o.threads, threads) << "the runtime was asked about another block";
-    EXPECT_GT(o.registers, 0);
-    EXPECT_GT(o.blocks_per_sm, 0) << "the kernel cannot run with the block it was launched with";
-    EXPECT_GT(static_cast<long long>(l.grid.x) * l.grid.y * l.grid.z * threads, 0);
-    // Enough threads launched for 64 x 64 outputs (the final kernel: 64 per thread).
-    const double per_thread = GetParam() == Kernel::Final ? lab05::kFinalTM * lab05::kFinalTN : 1;
-    EXPECT_GE(static_cast<double>(l.grid.x) * l.grid.y * l.grid.z * threads * per_thread, 64.0 * 64);
-    // The product of that launch.
-    ASSERT_EQ(c.size(), a.size());
-    const auto ref = lab05::reference_matmul(64, 64, 64, a.data(), a.data());
-    const auto check = lab05::normwise_check(64, 64, 64, a.data(), a.data(), c.data(), ref);
-    EXPECT_TRUE(check.ok()) << check.describe();
+    expect_launch_report(GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(Lab05, GpuMatmul, ::testing::ValuesIn(lab05::kAllKernels), param_name);
+INSTANTIATE_TEST_SUITE_P(Lab05, GpuMatmul, ::testing::ValuesIn(lab05::kEveryGpuKernels), param_name);
 
 // 4096^3: every kernel but the lecture's one thread per block (minutes there).
 class GpuMatmulLarge : public ::testing::TestWithParam<Kernel> {};
@@ -275,3 +284,42 @@ INSTANTIATE_TEST_SUITE_P(Lab05, GpuMatmulLarge,
                          ::testing::Values(Kernel::Naive1D, Kernel::Naive2DRowX, Kernel::Naive2D, Kernel::Tiled16,
                                            Kernel::Tiled32, Kernel::Final),
                          param_name);
+
+// ---- Stage 6d: the final kernel fed by TMA (float, Hopper) ------------------------------
+// m and p multiples of 4 take the TMA path; 520 = 16 k steps of 32 and 8 more.
+
+TEST(FinalTma, ExactSmallIntegers) {
+    HPCLAB_REQUIRE_GPU();
+    LAB05_REQUIRE_FINAL_TMA();
+    const int shapes[][3] = {{300, 512, 260}, {264, 520, 136}, {1, 4, 4}, {129, 36, 260}, {128, 32, 256}};
+    for (const auto& s : shapes) {
+        expect_exact<float>(Kernel::FinalTma, s[0], s[1], s[2], 300 + s[0]);
+        if (HasFatalFailure()) return;
+    }
+}
+
+TEST(FinalTma, Random1000x1004x996) {
+    HPCLAB_REQUIRE_GPU();
+    LAB05_REQUIRE_FINAL_TMA();
+    expect_normwise<float>(Kernel::FinalTma, 1000, 1004, 996, 71);
+}
+
+TEST(FinalTma, Square4096SampledRows) {
+    HPCLAB_REQUIRE_GPU();
+    LAB05_REQUIRE_FINAL_TMA();
+    expect_sampled_rows<float>(Kernel::FinalTma, 4096, 4096, 4096, 72);
+}
+
+// m and p not multiples of 4: TMA cannot take the rows, final_tma hands over to final.
+TEST(FinalTma, HandsOtherShapesToFinal) {
+    HPCLAB_REQUIRE_GPU();
+    LAB05_REQUIRE_FINAL_TMA();
+    expect_exact<float>(Kernel::FinalTma, 33, 65, 17, 73);
+    expect_exact<float>(Kernel::FinalTma, 20, 16, 3001, 74);
+}
+
+TEST(FinalTma, ReportsItsLaunch) {
+    HPCLAB_REQUIRE_GPU();
+    LAB05_REQUIRE_FINAL_TMA();
+    expect_launch_report(Kernel::FinalTma);
+}
