@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 
-from . import cli, gradebook, manifest, reaper, report
+from . import cli, gradebook, manifest, pipeline, reaper, report
 
 GRADING = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GRADE = os.path.join(GRADING, "grade")
@@ -75,8 +75,10 @@ def check(a):
         lab = manifest.resolve_lab(root, a.lab)
     except manifest.ManifestError as e:
         raise UsageError(str(e))
-    if not os.path.isdir(a.roster):
-        raise UsageError("roster directory not found: %s" % a.roster)
+    try:
+        pipeline.require_directory(a.roster, "roster")
+    except pipeline.UsageError as e:
+        raise UsageError(str(e))
     students = gradebook.roster_names(a.roster)
     if not students:
         raise UsageError("the roster %s has no student sub-directories" % a.roster)

@@ -100,9 +100,8 @@ def main(argv=None):
             raise pipeline.UsageError("no labs found under %s/labs" % root)
         submission = None
         if kind == "submission":
+            pipeline.require_directory(a.submission, "submission")
             submission = os.path.abspath(a.submission)
-            if not os.path.isdir(submission):
-                raise pipeline.UsageError("submission directory not found: %s" % a.submission)
         for lab in labs:
             manifest.check_grading_fields(manifest.load(root, lab))
             pipeline.source_dir(root, lab, kind, submission)

@@ -41,6 +41,16 @@ class UsageError(Exception):
     pass
 
 
+def require_directory(path, what):
+    """Raise UsageError with one line when PATH is not a directory: WHAT names
+    it (a submission, a roster) and the line says whether it is missing or a file."""
+    if os.path.isdir(path):
+        return
+    if os.path.exists(path):
+        raise UsageError("the %s must be a directory, and %s is not one" % (what, path))
+    raise UsageError("%s directory not found: %s" % (what, path))
+
+
 class Options:
     def __init__(self, jobs=None, test_timeout=DEFAULT_TEST_TIMEOUT, time_limit=DEFAULT_TIME_LIMIT,
                  memory_gib=DEFAULT_MEMORY_GIB, rounds=DEFAULT_ROUNDS, keep=False, perf=True,

@@ -46,8 +46,10 @@ class UsageError(Exception):
 def roster_names(roster):
     """The students (gradebook.roster_names); one clear error when there is
     none, or a name roster.txt cannot hold."""
-    if not os.path.isdir(roster):
-        raise UsageError("roster directory not found: %s" % roster)
+    try:
+        pipeline.require_directory(roster, "roster")
+    except pipeline.UsageError as e:
+        raise UsageError(str(e))
     names = gradebook.roster_names(roster)
     if not names:
         raise UsageError("the roster %s has no student sub-directories" % roster)

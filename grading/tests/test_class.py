@@ -248,9 +248,12 @@ class Collect(unittest.TestCase):
             self.assertEqual(rows["ann"]["notes"], "no result")
             empty = os.path.join(tmp, "empty")
             os.makedirs(empty)
+            a_file = os.path.join(tmp, "a-file")
+            open(a_file, "w").close()
             for args, words in ((["99", roster, "--out", out], "unknown lab '99'"),
                                 (["01", os.path.join(tmp, "none"), "--out", out], "roster directory not found"),
                                 (["01", empty, "--out", out], "has no student sub-directories"),
+                                (["01", a_file, "--out", out], "the roster must be a directory"),
                                 (["01", roster], "required: --out"),
                                 (["01", roster, "--out", out, "--parallel", "0"], "must be at least 1")):
                 code, output = run([GRADE_CLASS] + args)

@@ -62,6 +62,8 @@ class UsageErrors(unittest.TestCase):
         try:
             for args, words in ((["99", "--solution"], "unknown lab '99'"),
                                 (["01", "--submission", "/nonexistent/dir"], "submission directory not found"),
+                                (["01", "--submission", os.path.join(ROOT, "README.md")],
+                                 "the submission must be a directory"),
                                 (["01"], "one of the arguments"),
                                 (["--solution"], "give one LAB or --all"),
                                 (["01", "--solution", "--out", tmp], "cannot write the results"),
