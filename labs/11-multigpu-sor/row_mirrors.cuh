@@ -12,6 +12,7 @@
 
 #include <cstdio>
 
+#include "hpclab/gpu_clock.cuh"
 #include "sor_gpu.hpp"
 
 namespace lab11 {
@@ -25,11 +26,7 @@ __device__ __forceinline__ bool faces_signalling(const RowMirrors& m, int li, in
 
 namespace detail {
 
-__device__ __forceinline__ unsigned long long global_nanoseconds() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
+using hpclab::cuda::global_nanoseconds;
 
 // A neighbour that never signals (its process died, or it skipped a step)
 // must not hang this GPU: give up after this long and trap the launch.

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "gmp.hpp"
+#include "hpclab/gpu_clock.cuh"
 
 namespace gmp {
 
@@ -98,13 +99,8 @@ __device__ inline void store_release(T* p, T v) {
 
 // ---- the deadline ------------------------------------------------------------------
 
-// Nanoseconds of the GPU's global timer (the same on every SM).
-__device__ inline std::uint64_t global_ns() {
-    std::uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-__device__ inline std::uint64_t deadline_from_now(const Comm& c) { return global_ns() + c.w.timeout_ns; }
+using hpclab::cuda::global_nanoseconds;
+__device__ inline std::uint64_t deadline_from_now(const Comm& c) { return global_nanoseconds() + c.w.timeout_ns; }
 
 // Has another rank failed? (Relaxed: only a hint to stop waiting.)
 __device__ inline bool aborted(const Comm& c) {

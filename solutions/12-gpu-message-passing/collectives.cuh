@@ -43,7 +43,7 @@ __device__ inline int barrier(const Comm& c) {
                     code = kErrAborted;
                     break;
                 }
-                if (global_ns() > deadline) {
+                if (global_nanoseconds() > deadline) {
                     code = fail_one(c, kErrTimeout, Func::barrier, from, kNoTag);
                     break;
                 }

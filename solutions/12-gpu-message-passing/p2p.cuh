@@ -24,7 +24,8 @@ namespace detail {
 // Lane 0 decides and every lane gets the answer.
 __device__ inline int wait_verdict(const Comm& c, std::uint64_t deadline, int timeout_code) {
     int v = kSuccess;
-    if ((threadIdx.x & 31) == 0) v = aborted(c) ? kErrAborted : (global_ns() > deadline ? timeout_code : kSuccess);
+    if ((threadIdx.x & 31) == 0)
+        v = aborted(c) ? kErrAborted : (global_nanoseconds() > deadline ? timeout_code : kSuccess);
     return __shfl_sync(0xffffffffu, v, 0);
 }
 
