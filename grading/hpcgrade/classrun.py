@@ -75,10 +75,7 @@ def check(a):
         lab = manifest.resolve_lab(root, a.lab)
     except manifest.ManifestError as e:
         raise UsageError(str(e))
-    try:
-        pipeline.require_directory(a.roster, "roster")
-    except pipeline.UsageError as e:
-        raise UsageError(str(e))
+    pipeline.require_directory(a.roster, "roster")
     students = gradebook.roster_names(a.roster)
     if not students:
         raise UsageError("the roster %s has no student sub-directories" % a.roster)
@@ -90,8 +87,8 @@ def check(a):
     return lab, students
 
 
-class UsageError(Exception):
-    pass
+# One kind of usage error for every command (one clear line, exit 2).
+UsageError = pipeline.UsageError
 
 
 def newest_mtime(path):

@@ -39,17 +39,14 @@ THREADED_NEEDS = {"openmp", "tbb"}
 MARGIN_MINUTES = 10
 
 
-class UsageError(Exception):
-    pass
+# One kind of usage error for every command (one clear line, exit 2).
+UsageError = pipeline.UsageError
 
 
 def roster_names(roster):
     """The students (gradebook.roster_names); one clear error when there is
     none, or a name roster.txt cannot hold."""
-    try:
-        pipeline.require_directory(roster, "roster")
-    except pipeline.UsageError as e:
-        raise UsageError(str(e))
+    pipeline.require_directory(roster, "roster")
     names = gradebook.roster_names(roster)
     if not names:
         raise UsageError("the roster %s has no student sub-directories" % roster)
