@@ -32,12 +32,11 @@ Launch gpu_matmul(Kernel k, int n, int m, int p, const T* A, const T* B, T* C) {
 }
 
 bool kernel_runs_here(Kernel k, std::size_t element_bytes, std::string* why) {
-    if (k != Kernel::FinalTma) return true;
-    if (element_bytes != sizeof(float)) {
-        if (why) *why = "final_tma multiplies float only";
+    if (!kernel_takes(k, element_bytes)) {
+        if (why) *why = std::string(kernel_name(k)) + " does not multiply " + (element_bytes == 8 ? "double" : "float");
         return false;
     }
-    return hopper::wgmma_runs_here(why);
+    return k != Kernel::FinalTma || hopper::wgmma_runs_here(why);
 }
 
 template Launch gpu_matmul<float>(Kernel, int, int, int, const float*, const float*, float*);

@@ -61,6 +61,19 @@ std::vector<Kernel> selected_kernels(const std::vector<std::string>& names) {
     return out;
 }
 
+// A kernel named on the command line must multiply the type asked for
+// (--type both: either); "all" takes each kernel where it can.
+void refuse_kernels_without_type(const Options& o, const std::vector<Kernel>& kernels) {
+    if (std::find(o.kernels.begin(), o.kernels.end(), "all") != o.kernels.end()) return;
+    for (Kernel k : kernels) {
+        const bool float_ok = o.type != "double" && lab05::kernel_takes(k, sizeof(float));
+        const bool double_ok = o.type != "float" && lab05::kernel_takes(k, sizeof(double));
+        if (!float_ok && !double_ok)
+            throw std::invalid_argument(std::string(lab05::kernel_name(k)) + " does not multiply " + o.type +
+                                        " (see --help for the types each kernel takes)");
+    }
+}
+
 double cgma_or_nan(Kernel k) {
     try {
         return lab05::cgma(k);
@@ -307,9 +320,7 @@ int run(const Options& o) {
     }
     if (tensor_type(o.type)) return run_tensor(o, shapes);
     const auto kernels = selected_kernels(o.kernels);
-    const bool names_final_tma = std::find(o.kernels.begin(), o.kernels.end(), "final_tma") != o.kernels.end();
-    if (o.type == "double" && names_final_tma)
-        throw std::invalid_argument("final_tma multiplies float only: use --type float or both");
+    refuse_kernels_without_type(o, kernels);
     if (!o.common.serve.empty()) return serve(o, kernels);
     int not_implemented = 0;
     hpclab::Reporter report(o.common.json);

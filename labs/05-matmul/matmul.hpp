@@ -41,6 +41,12 @@ constexpr Kernel kAllKernels[] = {Kernel::OneThreadPerBlock, Kernel::Naive1D, Ke
 constexpr Kernel kEveryGpuKernels[] = {Kernel::OneThreadPerBlock, Kernel::Naive1D, Kernel::Naive2DRowX, Kernel::Naive2D,
                                        Kernel::Tiled16,           Kernel::Tiled32, Kernel::Final};
 
+// Whether kernel k multiplies elements of element_bytes bytes (4: float, 8:
+// double) at all, on any GPU: every kernel takes both but final_tma, float only.
+constexpr bool kernel_takes(Kernel k, std::size_t element_bytes) {
+    return element_bytes == 4 || (element_bytes == 8 && k != Kernel::FinalTma);
+}
+
 // Short names for the command line, tables and test names.
 inline const char* kernel_name(Kernel k) {
     switch (k) {
@@ -108,10 +114,9 @@ inline int blocks_for(long long count, int per_block) { return static_cast<int>(
 template <class T>
 Launch gpu_matmul(Kernel k, int n, int m, int p, const T* A, const T* B, T* C);
 
-// Whether kernel k multiplies elements of element_bytes bytes (4: float, 8:
-// double) on this GPU with this build: true for every kernel but final_tma,
-// which takes float only and needs Hopper with sm_90a code. When false, *why
-// says what is missing. The tests skip and the driver passes over a kernel
+// Whether kernel k can multiply elements of element_bytes bytes on this GPU
+// with this build: kernel_takes them, and for final_tma a Hopper GPU with
+// sm_90a code in the build. When false, *why says what is missing. The tests skip and the driver passes over a kernel
 // that cannot run here; gpu_matmul throws.
 bool kernel_runs_here(Kernel k, std::size_t element_bytes, std::string* why);
 
