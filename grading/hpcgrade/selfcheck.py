@@ -7,12 +7,15 @@ For every lab present (or those named) it grades
   - the starter: 0 points;
   - every mutant in grading/mutants/LAB/*/ (mutant.patch, one planted bug
     as a patch against the solution; about.txt's first line says what the
-    bug is): it must lose points.
+    bug is): it must lose points. A mutant whose bug needs several GPUs to
+    show (mutant.json: {"min_gpus": 2}) is listed as not run on a host with
+    fewer.
 With --first-loss (CI) a mutant is judged only until its first lost point.
 Labs and mutants are found on disk, so new ones are picked up without
 changes here. Prints a table; exits 1 if any expectation breaks.
 """
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -20,7 +23,7 @@ import sys
 import tempfile
 import time
 
-from . import cli, manifest, pipeline, report, score
+from . import cli, host, manifest, pipeline, report, score
 from . import sandbox as sb_mod
 
 
@@ -29,6 +32,19 @@ def mutant_dirs(root, lab):
     if not os.path.isdir(base):
         return []
     return sorted(os.path.join(base, d) for d in os.listdir(base) if os.path.isdir(os.path.join(base, d)))
+
+
+def min_gpus(path):
+    """The GPUs a mutant's bug needs to show (mutant.json's "min_gpus", default
+    0): a bug in splitting work over devices cannot show on one GPU."""
+    try:
+        with open(os.path.join(path, "mutant.json"), encoding="utf-8") as f:
+            value = json.load(f).get("min_gpus", 0)
+    except FileNotFoundError:
+        return 0
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise StaleMutant("%s/mutant.json: min_gpus must be a whole number" % path)
+    return value
 
 
 def about(path):
@@ -167,10 +183,18 @@ def run(root, labs, opts, log=print, first_loss=False):
                 t = time.monotonic()
                 try:
                     sub = overlay(root, lab, mutant, tmp) if mutant else None
+                    needed = min_gpus(mutant) if mutant else 0
                 except StaleMutant as e:
                     rows.append((lab, label, "-", "FAIL", str(e)))
                     log("%-12s %-28s %9s  %-4s %s" % rows[-1])
                     ok_all = False
+                    continue
+                if needed > 1 and host.gpu_count() < needed:
+                    # Not run: on fewer GPUs its bug cannot show, so "not
+                    # caught" would say nothing about the grader.
+                    rows.append((lab, label, "-", "ok", "%s: not run here: needs %d GPUs, this host has %d"
+                                 % (about(mutant), needed, host.gpu_count())))
+                    log("%-12s %-28s %9s  %-4s %s" % rows[-1])
                     continue
                 # A mutant is judged by its tests alone: timing and the
                 # sanitizer would only cost time.

@@ -817,6 +817,51 @@ class MutantPatchTest(unittest.TestCase):
             with self.assertRaises(selfcheck.StaleMutant):
                 selfcheck.overlay(root, "01-sorting", mutant, os.path.join(tmp, "out"))
 
+    def test_a_mutant_that_needs_several_gpus_says_so(self):
+        from hpcgrade import selfcheck
+        with tempfile.TemporaryDirectory() as tmp:
+            self.assertEqual(selfcheck.min_gpus(tmp), 0)
+            with open(os.path.join(tmp, "mutant.json"), "w") as f:
+                f.write('{"min_gpus": 2}')
+            self.assertEqual(selfcheck.min_gpus(tmp), 2)
+            for bad in ('{"min_gpus": "2"}', '{"min_gpus": -1}', '{"min_gpus": true}'):
+                with open(os.path.join(tmp, "mutant.json"), "w") as f:
+                    f.write(bad)
+                with self.assertRaises(selfcheck.StaleMutant):
+                    selfcheck.min_gpus(tmp)
+
+
+class GpusInTheSandbox(unittest.TestCase):
+    """A grade on a host of N GPUs gives its tests all N (lab 09's and 11's
+    multi-GPU tests rely on it): the sandbox binds every /dev/nvidia* node."""
+
+    def test_gpu_count_can_be_forced(self):
+        old = os.environ.get("HPCGRADE_GPUS")
+        try:
+            os.environ["HPCGRADE_GPUS"] = "3"
+            from hpcgrade import host
+            self.assertEqual(host.gpu_count(), 3)
+        finally:
+            if old is None:
+                del os.environ["HPCGRADE_GPUS"]
+            else:
+                os.environ["HPCGRADE_GPUS"] = old
+
+    def test_every_gpu_of_the_host_is_seen_inside(self):
+        from hpcgrade import host
+        n = host.gpu_count()
+        if n == 0:
+            self.skipTest("no GPU on this host")
+        # The driver API's own count, from inside the sandbox, as the tests see it.
+        probe = ("import ctypes; c = ctypes.CDLL('libcuda.so.1'); n = ctypes.c_int(0); "
+                 "assert c.cuInit(0) == 0; assert c.cuDeviceGetCount(ctypes.byref(n)) == 0; print(n.value)")
+        sb = sb_mod.Sandbox(hide=[ROOT])
+        with tempfile.TemporaryDirectory() as tmp:
+            os.chmod(tmp, 0o755)
+            r = sb.execute(["/usr/bin/python3", "-c", probe], sb_mod.Limits(wall_s=60), cwd=tmp)
+        out = r.output
+        self.assertEqual(out.strip().splitlines()[-1:], [str(n)], out)
+
 
 @unittest.skipIf(shutil.which("clang-format") is None, "clang-format is not installed")
 class FormatCheckTest(unittest.TestCase):
