@@ -40,9 +40,11 @@ their directory (and regrades one whose grade did not finish).
 With --collect nobody is graded: the gradebook is built from the
 results.json files already in DIR/students (a Slurm array's, say).
 
-Timing: with performance on (the default) concurrent grades slow each
-other's timed runs; use --parallel 1 for fair performance points, or
---no-perf when the speed is not graded.
+Timing: grades build, record and judge in parallel, but every timed phase
+holds its resource alone (a GPU for a GPU lab, the host's cores for a CPU
+lab: grading/hpcgrade/lease.py), so performance points are as fair as in a
+grade of its own; the intervals are logged in the cache's
+leases/intervals.jsonl. --no-perf when the speed is not graded.
 
 Exit status: 0 when the class run finished (whatever the students' code
 did); 2 for a usage error.
@@ -60,6 +62,8 @@ def parse_args(argv):
     p.add_argument("--jobs", type=cli.positive_int, default=None,
                    help="compile jobs and test processes per grade (default: the cores split between grades)")
     p.add_argument("--no-perf", action="store_true", help="do not time the drivers")
+    p.add_argument("--rounds", type=cli.positive_int, default=None,
+                   help="timing rounds per student (default: grading/grade's)")
     p.add_argument("--student-timeout", type=cli.positive_float, default=DEFAULT_STUDENT_TIMEOUT, metavar="S",
                    help="wall limit of one student's grade in seconds; past it, the grade and every process it "
                         "started are killed (default %(default)s)")
@@ -146,7 +150,7 @@ def grade_one(lab, roster, out, name, a, jobs):
     cmd = [sys.executable, REAPER, "--timeout", repr(a.student_timeout), "--",
            sys.executable, GRADE, lab, "--submission", os.path.join(roster, name), "--out", results,
            "--jobs", str(jobs)] + (["--time-limit", repr(own_limit)] if own_limit >= OWN_LIMIT_MARGIN_S else []) \
-        + (["--no-perf"] if a.no_perf else [])
+        + (["--no-perf"] if a.no_perf else []) + (["--rounds", str(a.rounds)] if a.rounds else [])
     t0 = time.time()
     with open(log, "wb") as f:
         # The reaper is a new session of its own: the class run's Ctrl-C

@@ -28,7 +28,7 @@ import tempfile
 import time
 import traceback
 
-from . import answers, build, host, judging, manifest, report, sanitize, scan, score, speed, timing, workspace
+from . import answers, build, host, judging, lease, manifest, report, sanitize, scan, score, speed, timing, workspace
 from . import sandbox as sb_mod
 
 DEFAULT_TEST_TIMEOUT = 20.0
@@ -439,7 +439,10 @@ def time_step(g):
     g.step("timing the reference and the submission, %d rounds" % g.opts.rounds)
     full, floor = float(bench.get("full_marks_ratio", 1.0)), float(bench.get("floor_ratio", 0.0))
     try:
-        result = timing.measure(g, g.ws.binary(), [g.ws.build], ref_bin, [ref.build])
+        # Builds, recordings and judging of other grades may run beside this
+        # one; the timed phase holds its resource alone (lease.py).
+        with lease.hold(lease.resource_for(m["needs_gpu"]), "%s %s" % (g.lab, g.kind)):
+            result = timing.measure(g, g.ws.binary(), [g.ws.build], ref_bin, [ref.build])
     except timing.TimingError as e:
         item.set(0, "failed", "not measured: %s" % e)
         return
