@@ -77,6 +77,9 @@ def parse_args(argv):
     p.add_argument("--no-perf", action="store_true", help="do not time the driver")
     p.add_argument("--keep", action="store_true", help="keep the workspaces (debugging)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--hidden-visibility", choices=report.HIDDEN_VISIBILITIES, default=None,
+                   help="when Gradescope shows the hidden tests' items to the student (default: lab.json's "
+                        "tests.hidden.visibility, else %s)" % report.DEFAULT_HIDDEN_VISIBILITY)
     a = p.parse_args(argv)
     if a.all == bool(a.lab):
         p.error("give one LAB or --all")
@@ -93,7 +96,8 @@ def main(argv=None):
     root = manifest.repo_root()
     kind = "solution" if a.solution else "starter" if a.starter else "submission"
     opts = pipeline.Options(jobs=a.jobs, test_timeout=a.test_timeout, time_limit=a.time_limit,
-                            memory_gib=a.memory, rounds=a.rounds, keep=a.keep, perf=not a.no_perf, quiet=a.quiet)
+                            memory_gib=a.memory, rounds=a.rounds, keep=a.keep, perf=not a.no_perf, quiet=a.quiet,
+                            hidden_visibility=a.hidden_visibility)
     try:
         labs = manifest.list_labs(root) if a.all else [manifest.resolve_lab(root, a.lab)]
         if not labs:
@@ -109,7 +113,7 @@ def main(argv=None):
     except (pipeline.UsageError, manifest.ManifestError) as e:
         print("grading/grade: error: %s" % e, file=sys.stderr)
         return 2
-    sandbox = sb_mod.Sandbox(hide=[root])
+    sandbox = sb_mod.Sandbox(hide=pipeline.sandbox_hides(root))
     if not a.all:
         data = pipeline.grade_lab(root, labs[0], kind, submission, opts, sandbox)
         report.write_atomic(a.out, data)

@@ -54,7 +54,7 @@ def require_directory(path, what):
 class Options:
     def __init__(self, jobs=None, test_timeout=DEFAULT_TEST_TIMEOUT, time_limit=DEFAULT_TIME_LIMIT,
                  memory_gib=DEFAULT_MEMORY_GIB, rounds=DEFAULT_ROUNDS, keep=False, perf=True,
-                 use_bwrap=True, quiet=False, sanitize=True, first_loss=False):
+                 use_bwrap=True, quiet=False, sanitize=True, first_loss=False, hidden_visibility=None):
         self.jobs = jobs or max(1, min(4, os.cpu_count() or 1))
         self.test_timeout = test_timeout
         self.time_limit = time_limit
@@ -68,6 +68,9 @@ class Options:
         # The self-check's mutants: stop judging at the first test that
         # loses points (the mutant is caught; the rest would only cost time).
         self.first_loss = first_loss
+        # When a student sees the hidden tests' items (report.HIDDEN_VISIBILITIES);
+        # None: lab.json's tests.hidden.visibility, else the default.
+        self.hidden_visibility = hidden_visibility
 
 
 SEED_VARIABLE = "HPCGRADE_SEED"
@@ -107,6 +110,8 @@ class Grade:
         self.t0 = time.monotonic()
         self.deadline = Deadline(opts.time_limit)
         self.manifest = manifest.check_grading_fields(manifest.load(root, lab))
+        self.hidden_visibility = (opts.hidden_visibility or self.manifest["tests"]["hidden"].get("visibility")
+                                  or report.DEFAULT_HIDDEN_VISIBILITY)
         # Drawn now: the tests' data and the timing's inputs cannot be known
         # to the submission before it runs.
         self.seed = fixed_seed() or secrets.randbits(63)
@@ -270,15 +275,19 @@ def build_step(g):
         leaked = [o for o, _ in build.check_deps(deps, g.ws.build, g.ws.path, [g.root])] + \
             [o for o, p in hidden_readers(deps) if "-hidden" not in o]
         workspace.remove_hidden(g.ws)
+        # Out of the build tree that the visible tests' runs mount, whatever
+        # happened: the binary, and the objects of a build that failed.
+        binary = workspace.set_aside_hidden(g.ws)
         if hid.ok and leaked:
             hid = build.BuildResult(False, hid.output, "the student's objects read the hidden tests")
-        if hid.ok:
-            g.digests[g.ws.binary("-hidden")] = build.file_digest(g.ws.binary("-hidden"))
+        if hid.ok and binary:
+            g.digests[binary] = build.file_digest(binary)
         else:
-            g.out.append("the hidden tests did not compile against the submission:\n" + hid.errors)
+            # The compiler quotes the hidden tests' lines: only in the hidden
+            # items, which the student sees when the instructor allows.
             for it in g.tests(score.HIDDEN):
                 it.set(0, "failed", "0: the hidden tests do not compile against your code "
-                                    "(does it keep the interface of the header?)")
+                                    "(does it keep the interface of the header?)\n" + (hid.errors or ""))
 
 
 def rubric_of_judge(g, hidden):
@@ -329,11 +338,22 @@ def record(g, todo=None):
             return
         if build.file_digest(binary) != g.digests.get(binary):
             raise RuntimeError("the test binary %s changed after it was built" % binary)
-        g.judging.record(it, binary, run)
+        # Each set's run mounts its own tree: the visible build, or W/hidden.
+        g.judging.record(it, binary, run, [g.ws.build] if it.kind == score.VISIBLE else [g.ws.hidden])
 
-    jobs = [(it, run) for it in todo for run in runs]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=g.opts.jobs) as pool:
-        list(pool.map(one, jobs))
+    # The visible tests all record before any hidden one starts, so that no
+    # run of one set overlaps a run of the other (not even through the load
+    # it puts on the machine); W/hidden is open only meanwhile.
+    for kind in (score.VISIBLE, score.HIDDEN):
+        jobs = [(it, run) for it in todo if it.kind == kind for run in runs]
+        if not jobs:
+            continue
+        workspace.open_hidden(g.ws, kind == score.HIDDEN)
+        try:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=g.opts.jobs) as pool:
+                list(pool.map(one, jobs))
+        finally:
+            workspace.open_hidden(g.ws, False)
 
 
 def judge(g, todo=None):
@@ -348,7 +368,7 @@ def judge(g, todo=None):
             results = g.judging.judge(g.judge_build, suffix, [it.test for it in items], run)
             for it in items:
                 case, notes = results[it.test]
-                v = g.judging.verdict(it.test, run, case, notes)
+                v = g.judging.verdict(it.test, run, case, notes, show_output=it.kind == score.VISIBLE)
                 prev = g.judged.get(it.test)
                 # Every rank count must pass; the first failure is the verdict.
                 if prev is None or prev.status == judging.PASSED:
@@ -371,8 +391,12 @@ def note_gpu_skips(g):
     skipped_gpu = [it for it in g.items if it.outcome == "needs_gpu"]
     if skipped_gpu:
         g.extra["needs_gpu"] = True
+    # The summary a student sees at once counts no hidden test (a judge's
+    # skip is a verdict); the hidden items say it themselves.
+    shown = [it for it in skipped_gpu if it.kind != score.HIDDEN]
+    if shown:
         g.out.append("this lab needs a GPU: %d tests (%g points) were not run on this host, which has none; "
-                     "grade on a GPU host" % (len(skipped_gpu), sum(i.max_score for i in skipped_gpu)))
+                     "grade on a GPU host" % (len(shown), sum(i.max_score for i in shown)))
 
 
 # Tests judged per round when the grade stops at the first loss.
@@ -462,7 +486,10 @@ def sanitize_step(g):
         g.san_item.set(0, "not run", "not run (the self-check does not count it for mutants)")
     elif g.san_item is not None:
         g.step("compute-sanitizer")
-        sanitize.run(g, g.manifest["sanitizer"], g.san_item, g.judged)
+        # The sanitizer's item is visible: it may name only visible tests.
+        visible = {it.test for it in g.tests(score.VISIBLE)}
+        sanitize.run(g, g.manifest["sanitizer"], g.san_item,
+                     {t: v for t, v in g.judged.items() if t in visible})
 
 
 STEPS = (prepare, build_step, record_and_judge, time_step, sanitize_step)
@@ -471,7 +498,7 @@ STEPS = (prepare, build_step, record_and_judge, time_step, sanitize_step)
 def grade_lab(root, lab, kind, submission, opts, sandbox=None, log=print):
     """Grade one lab; return the results object (never raises for anything
     the submission does)."""
-    sandbox = sandbox or sb_mod.Sandbox(opts.use_bwrap, hide=[root])
+    sandbox = sandbox or sb_mod.Sandbox(opts.use_bwrap, hide=sandbox_hides(root))
     g = Grade(root, lab, kind, submission, opts, sandbox, log)
     try:
         for step in STEPS:
@@ -486,7 +513,15 @@ def grade_lab(root, lab, kind, submission, opts, sandbox=None, log=print):
         g.fail_rest("failed", "not graded: internal grader error")
     finally:
         g.cleanup()
-    return report.results(g.items, [o for o in g.out if o], time.monotonic() - g.t0, g.extra)
+    return report.results(g.items, [o for o in g.out if o], time.monotonic() - g.t0, g.extra,
+                          g.hidden_visibility)
+
+
+def sandbox_hides(root):
+    """What the sandbox covers should it lie in a mounted system directory:
+    the repository, and the grader's cache (the judge's build holds the
+    hidden tests' sources and binary)."""
+    return [root, build.cache_dir()]
 
 
 def grade_all(root, labs, kind, submission, opts, out_path, sandbox):

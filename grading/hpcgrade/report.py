@@ -4,11 +4,21 @@ import json
 import os
 import tempfile
 
-VISIBILITY = {"hidden": "after_published"}
+from . import manifest
+
+# When a student sees a hidden test's item (Gradescope's per-test
+# "visibility"): never, after the due date, or when the instructor publishes
+# the grades (the default). While any item is not visible, Gradescope hides
+# the total too. Every other item is visible at once and depends on no
+# hidden test. The instructor chooses with lab.json's tests.hidden.visibility
+# or grading/grade --hidden-visibility.
+HIDDEN_VISIBILITIES = manifest.HIDDEN_VISIBILITIES
+DEFAULT_HIDDEN_VISIBILITY = "after_published"
 
 
-def results(items, output_lines, execution_time, extra):
+def results(items, output_lines, execution_time, extra, hidden_visibility=DEFAULT_HIDDEN_VISIBILITY):
     """Pure: the Gradescope results object."""
+    assert hidden_visibility in HIDDEN_VISIBILITIES, hidden_visibility
     tests = []
     for it in items:
         test = {
@@ -17,7 +27,7 @@ def results(items, output_lines, execution_time, extra):
             "max_score": it.max_score,
             "status": it.status,
             "output": it.output,
-            "visibility": VISIBILITY.get(it.kind, "visible"),
+            "visibility": hidden_visibility if it.kind == "hidden" else "visible",
             "execution_time": round(it.execution_time, 3),
         }
         if test["status"] is None:  # a written answer: no verdict of ours
@@ -29,6 +39,9 @@ def results(items, output_lines, execution_time, extra):
         "score": score,
         "output": "\n".join(output_lines),
         "execution_time": round(execution_time, 3),
+        # The printed table names every hidden verdict: for the instructor
+        # only (Gradescope's default, said here so no setting changes it).
+        "stdout_visibility": "hidden",
         "tests": tests,
         "extra_data": dict(extra, max_score=maximum,
                            outcomes={it.name: it.outcome for it in items},

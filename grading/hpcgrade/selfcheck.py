@@ -147,7 +147,7 @@ def judge_mutant(data, full_max):
 
 
 def run(root, labs, opts, log=print, first_loss=False):
-    sandbox = sb_mod.Sandbox(hide=[root])
+    sandbox = sb_mod.Sandbox(hide=pipeline.sandbox_hides(root))
     log(sandbox.describe())
     rows, ok_all = [], True
     import copy
