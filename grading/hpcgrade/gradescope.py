@@ -106,11 +106,17 @@ def hide_secrets(tree):
             os.chmod(path, 0o700)
 
 
-def failed_results(lab, why, output=""):
-    """results.json when the grader could not report (Gradescope shows this)."""
-    return {"score": 0.0, "execution_time": 0.0, "tests": [],
-            "output": "%s: the autograder failed: %s\n%s" % (lab, why, output[-4000:]),
-            "extra_data": {"lab": lab, "autograder_error": why}}
+def withhold(results, lab, why):
+    """The grader failed (WHY): no results.json at all. Gradescope then shows
+    "The autograder failed to execute correctly" and records no score (its
+    documented answer to a missing or invalid results.json), where a 0
+    would read as the student's; the instructor reads WHY in the
+    autograder's output (stdout, shown to instructors only) and reruns the
+    submission once the grader works. Returns run_autograder's status."""
+    if os.path.lexists(results):
+        os.remove(results)
+    print("%s: NOT GRADED, no results.json written (the grader failed, not the submission): %s" % (lab, why))
+    return 1
 
 
 def run_autograder(autograder):
@@ -139,7 +145,11 @@ def run_autograder(autograder):
         with open(out) as f:
             data = json.load(f)
     except (OSError, ValueError) as e:
-        data = failed_results(lab, "no results (exit status %d, %s)" % (p.returncode, e), text)
+        shutil.rmtree(work, ignore_errors=True)
+        return withhold(results, lab, "no results (exit status %d, %s)" % (p.returncode, e))
+    if report.why_not_graded(data):
+        shutil.rmtree(work, ignore_errors=True)
+        return withhold(results, lab, report.why_not_graded(data))
     if config.get("needs_gpu"):
         data["output"] = GPU_NOTE % lab + "\n" + data.get("output", "")
     report.write_atomic(results, data)

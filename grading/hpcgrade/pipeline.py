@@ -251,9 +251,10 @@ def build_step(g):
     g.step("configuring")
     cfg = g.builder.configure(m["needs"])
     if not cfg.ok:
-        g.out.append(cfg.errors or cfg.skipped)
-        g.fail_rest("failed", "0: the build could not be configured (see the top of the report)")
-        return
+        # Meson reads no student file while it configures (they are sources
+        # of the build, all present): a failure here is the grader's host.
+        raise RuntimeError("configuring the submission's build failed (the judge's, from the same sources, "
+                           "did not): " + (cfg.errors or cfg.skipped or "")[-1500:])
     g.step("compiling the visible tests")
     vis = g.builder.compile([target + "-tests"])
     bad = g.builder.foreign_dependencies([g.root])
@@ -505,12 +506,13 @@ def grade_lab(root, lab, kind, submission, opts, sandbox=None, log=print):
             if g.done:
                 break
             step(g)
-    except Exception:  # a grader bug: still write results, say so loudly
+    except Exception:  # a grader bug: results that are no grade, said loudly
         text = traceback.format_exc()
         sys.stderr.write(text)
         g.extra["internal_error"] = text.strip().splitlines()[-1]
         g.out.append("internal grader error (not the submission's fault): " + g.extra["internal_error"])
-        g.fail_rest("failed", "not graded: internal grader error")
+        return report.not_graded("internal grader error: " + g.extra["internal_error"], [o for o in g.out if o],
+                                 time.monotonic() - g.t0, g.extra)
     finally:
         g.cleanup()
     return report.results(g.items, [o for o in g.out if o], time.monotonic() - g.t0, g.extra,
@@ -537,27 +539,34 @@ def grade_all(root, labs, kind, submission, opts, out_path, sandbox):
         t = time.monotonic()
         data = grade_lab(root, lab, kind, sub, opts, sandbox, log=None)
         report.write_atomic(per_lab_path(out_path, lab), data)
-        maximum = data["extra_data"]["max_score"]
+        maximum = data["extra_data"].get("max_score") or 0.0
         note = lab_note(data)
-        print("[%d/%d] %s: %s/%s (%.0f s)%s" % (i, len(labs), lab, report.fmt_points(data["score"]),
-                                              report.fmt_points(maximum), time.monotonic() - t,
-                                              ", " + note if note else ""), flush=True)
-        rows.append((lab, data["score"], maximum, note, report.points_not_run_here(data)))
-        for test in data["tests"]:
+        print("[%d/%d] %s: %s (%.0f s)%s" % (i, len(labs), lab, report.score_text(data), time.monotonic() - t,
+                                           ", " + note if note else ""), flush=True)
+        # A lab the grader failed has no score (None), never a 0.
+        rows.append((lab, None if report.why_not_graded(data) else data["score"], maximum, note,
+                     report.points_not_run_here(data)))
+        for test in data.get("tests", []):
             combined.append(dict(test, name="%s: %s" % (lab, test["name"])))
         outputs.append("== %s ==\n%s" % (lab, data["output"]))
-    all_data = {"score": round(sum(r[1] for r in rows), 4), "output": "\n\n".join(outputs),
-                "execution_time": round(time.monotonic() - t0, 3), "tests": combined,
-                "extra_data": {"labs": {r[0]: {"score": r[1], "max_score": r[2], "note": r[3]} for r in rows},
-                               "max_score": round(sum(r[2] for r in rows), 4)}}
+    extra = {"labs": {r[0]: {"score": r[1], "max_score": r[2], "note": r[3]} for r in rows},
+             "max_score": round(sum(r[2] for r in rows), 4)}
+    failed = [r[0] for r in rows if r[1] is None]
+    if failed:
+        all_data = report.not_graded("the grader failed on %s" % ", ".join(failed), outputs,
+                                     time.monotonic() - t0, extra, extra["max_score"])
+    else:
+        all_data = {"score": round(sum(r[1] for r in rows), 4), "output": "\n\n".join(outputs),
+                    "execution_time": round(time.monotonic() - t0, 3), "stdout_visibility": "hidden",
+                    "tests": combined, "extra_data": extra}
     report.write_atomic(out_path, all_data)
     return rows
 
 
 def lab_note(data):
     ex = data.get("extra_data", {})
-    if ex.get("internal_error"):
-        return "grader error"
+    if ex.get("internal_error") or report.why_not_graded(data):
+        return "not graded: grader error"
     if ex.get("needs_gpu"):
         return "needs a GPU for some parts"
     outcomes = list(ex.get("outcomes", {}).values())

@@ -175,7 +175,7 @@ def run(root, labs, opts, log=print, first_loss=False):
                 # A mutant is judged by its tests alone: timing and the
                 # sanitizer would only cost time.
                 data = pipeline.grade_lab(root, lab, kind, sub, mutant_opts if mutant else opts, sandbox, log=None)
-                maximum = data["extra_data"]["max_score"]
+                maximum = data["extra_data"].get("max_score")
                 if kind == "solution":
                     ok, note = judge_solution(data)
                     full_max = maximum
@@ -185,7 +185,7 @@ def run(root, labs, opts, log=print, first_loss=False):
                     ok, note = judge_mutant(data, full_max)
                     note = about(mutant) + ": " + note
                 ok_all &= ok
-                row = (lab, label, "%s/%s" % (report.fmt_points(data["score"]), report.fmt_points(maximum)),
+                row = (lab, label, report.score_text(data),
                        "ok" if ok else "FAIL", note)
                 rows.append(row)
                 log("%-12s %-28s %9s  %-4s %s  (%.0f s)" % (row + (time.monotonic() - t,)))
