@@ -146,6 +146,9 @@ def load(root, lab):
     return data
 
 
+HIDDEN_VISIBILITIES = ("hidden", "after_due_date", "after_published")
+
+
 def check_grading_fields(data):
     """Validate what only the grader reads: `benchmark` and `sanitizer`.
     Raises ManifestError; returns DATA. (Meson never sees these fields.)"""
@@ -189,6 +192,11 @@ def check_grading_fields(data):
                                     and ref.get("kind", "time") in ("time", "driver")):
             raise ManifestError('%s: benchmark.reference_vs_anchor must be {"ratio": r > 0, "host": "where"'
                                 '[, "kind": "time" or "driver"]}' % where)
+    # When Gradescope shows a student the hidden tests' items (its per-test
+    # "visibility"); the grader's default is after_published.
+    vis = data.get("tests", {}).get("hidden", {}).get("visibility")
+    if vis is not None and vis not in HIDDEN_VISIBILITIES:
+        raise ManifestError("%s: tests.hidden.visibility must be one of %s" % (where, ", ".join(HIDDEN_VISIBILITIES)))
     san = data.get("sanitizer")
     if san is not None:
         if not isinstance(san, dict):

@@ -180,7 +180,6 @@ def judge_case(root, lab, label, kind, mutant, opts, mutant_opts, sandbox, tmp):
     # A mutant is judged by its tests alone: timing and the sanitizer would
     # only cost time.
     data = pipeline.grade_lab(root, lab, kind, sub, mutant_opts if mutant else opts, sandbox, log=None)
-    maximum = data["extra_data"]["max_score"]
     if kind == "solution":
         ok, note = judge_solution(data)
     elif kind == "starter":
@@ -188,8 +187,7 @@ def judge_case(root, lab, label, kind, mutant, opts, mutant_opts, sandbox, tmp):
     else:
         ok, note = judge_mutant(data)
         note = about(mutant) + ": " + note
-    row = (lab, label, "%s/%s" % (report.fmt_points(data["score"]), report.fmt_points(maximum)),
-           "ok" if ok else "FAIL", note)
+    row = (lab, label, report.score_text(data), "ok" if ok else "FAIL", note)
     return row, ok, time.monotonic() - t
 
 
@@ -198,7 +196,7 @@ def run(root, labs, opts, log=print, first_loss=False, parallel=1):
     and judging share the host's cores; a solution's timed phase holds its
     resource alone (lease.py), so its ratio is as fair as in a grade of its
     own. Solutions are queued first."""
-    sandbox = sb_mod.Sandbox(hide=[root])
+    sandbox = sb_mod.Sandbox(hide=pipeline.sandbox_hides(root))
     log(sandbox.describe())
     import copy
     mutant_opts = copy.copy(opts)
