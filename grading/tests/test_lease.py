@@ -55,11 +55,22 @@ class LeaseUnits(unittest.TestCase):
         self.assertEqual(lease.overlaps(records), [])
 
     def test_two_resources_do_not_wait_for_each_other(self):
-        a = threading.Thread(target=hold_in_process, args=(self.dir, "gpu0", 0.5))
-        b = threading.Thread(target=hold_in_process, args=(self.dir, "gpu1", 0.5))
-        t = time.monotonic()
-        a.start(), b.start(), a.join(), b.join()
-        self.assertLess(time.monotonic() - t, 0.95)
+        # gpu0's holder lets go only once gpu1 has been taken: were the two
+        # one lease, this would wait out the timeout.
+        taken = threading.Event()
+
+        def hold_gpu0():
+            with lease.hold("gpu0", "a"):
+                taken.wait(30)
+
+        a = threading.Thread(target=hold_gpu0)
+        a.start()
+        with lease.hold("gpu1", "b"):
+            taken.set()
+        a.join()
+        self.assertTrue(taken.is_set())
+        records = {r["resource"]: r for r in lease.intervals()}
+        self.assertLess(records["gpu0"]["end"] - records["gpu0"]["start"], 29)
 
     def test_overlaps_finds_exactly_the_overlapping_pairs(self):
         rs = [{"resource": "host", "start": 0, "end": 2}, {"resource": "host", "start": 1, "end": 3},
