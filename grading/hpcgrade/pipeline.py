@@ -208,21 +208,25 @@ def add_written_answers(g, src):
     starter = read_text(os.path.join(g.root, "labs", g.lab, manifest.STUDENT_DIR, answers.FILE))
     if starter is None:
         return
+    submitted = read_text(os.path.join(src, answers.FILE))
     try:
-        questions = answers.merge(starter, read_text(os.path.join(src, answers.FILE)))
+        questions = answers.merge(starter, submitted)
     except ValueError as e:
         raise RuntimeError("labs/%s/%s/%s: %s" % (g.lab, manifest.STUDENT_DIR, answers.FILE, e)) from None
+    found = submitted is not None
     for q in questions:
         item = score.Item("written Q%d (%s points, graded by a TA)" % (q.number, report.fmt_points(q.points)), 0,
                           score.WRITTEN)
-        item.set(0, "manual", answers.describe(q))
+        item.set(0, "manual", answers.describe(q, found))
         g.items.append(item)
     g.extra["written"] = [{"question": q.number, "points": q.points, "prompt": q.prompt, "answer": q.answer,
-                           "answered": q.answered} for q in questions]
+                           "answered": q.answered, "words": answers.words(q.answer) if q.answered else 0}
+                          for q in questions]
+    g.extra["written_file"] = found
     unanswered = [q for q in questions if not q.answered]
-    g.out.append("written answers (%s): %d of %d questions answered, %s points, graded by a TA"
-                 % (answers.FILE, len(questions) - len(unanswered), len(questions),
-                    report.fmt_points(sum(q.points for q in questions))))
+    g.out.append("written answers (%s): %s%d of %d questions answered, %s points, graded by a TA"
+                 % (answers.FILE, "" if found else "not in the submission: ", len(questions) - len(unanswered),
+                    len(questions), report.fmt_points(sum(q.points for q in questions))))
 
 
 def build_step(g):

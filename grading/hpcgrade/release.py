@@ -36,7 +36,7 @@ import sys
 import tempfile
 import time
 
-from . import judging, manifest
+from . import judging, manifest, speed
 
 EXCLUDED = ("solutions/", "grading/hidden/", "grading/mutants/", "grading/tests/fixtures/",
             "grading/tests/test_fixtures.py", "grading/tests/test_tools.py", "grading/tests/test_attacks_hidden.py")
@@ -222,18 +222,20 @@ name in place of `{lab}` (each handout gives the commands).
   graded, and what to expect. Edit only the files in its `student/` folder; every place to
   change is marked `TODO(student)`.
 - `student/answers.md` holds the lab's written questions: write your answers under them. A TA
-  grades them; the grader shows them next to your scores.
+  grades them; the self-grade shows, next to your scores, whether it found the file and, for
+  each question, whether it is answered, in how many words, and how the answer begins.
 - `grading/grade NN --submission labs/NN-name` is your self-grade: the visible tests (the
   instructor's grader adds hidden ones), and your speed against the library the driver compares
-  with, next to what the reference solution reached. Speed is scored only by the instructor's
-  grader, against the reference solution, which this release does not have.
+  with (the median of {runs} runs of your driver, with their range), next to what the reference
+  solution reached. Speed is scored only by the instructor's grader, against the reference
+  solution, which this release does not have.
 - The CUDA labs need NVIDIA's CUDA toolkit (`nvcc`) to build and a GPU to run; without one their
   GPU tests are skipped with the reason, and the grade says which points need a GPU.
 
 | lab | topic | needs |
 | --- | --- | --- |
 {rows}
-""".format(lab=first, number=number, rows="\n".join(rows))
+""".format(lab=first, number=number, rows="\n".join(rows), runs=speed.SELF_RUNS)
 
 
 def readme_commands(text):

@@ -176,8 +176,10 @@ def table(data, title=""):
                                                        points_not_run_here(data), extra.get("self_speed"))))
     written = extra.get("written")
     if written:
-        lines.append("written answers: %d questions, %s points, graded by a TA (not in the total)"
-                     % (len(written), fmt_points(sum(q["points"] for q in written))))
+        lines.append("written answers: %d of %d questions answered%s, %s points, graded by a TA (not in the total)"
+                     % (sum(1 for q in written if q.get("answered")), len(written),
+                        "" if extra.get("written_file", True) else " (no answers.md in the submission)",
+                        fmt_points(sum(q["points"] for q in written))))
     return "\n".join(lines)
 
 

@@ -28,6 +28,15 @@ from . import sandbox as sb_mod
 PARALLEL_NEEDS = {"openmp", "tbb", "mpi", "cuda", "cublas"}
 MAX_LINE = 4096
 MAX_VALUES = 64
+# A benchmark's repetitions per round when lab.json does not say, and how
+# many of the first ones are warm-ups (dropped).
+DEFAULT_REPS = 10
+DEFAULT_WARMUP = 2
+
+
+def reps_and_warmup(bench):
+    """Pure: (timed repetitions, warm-ups) of each round of lab.json's BENCH."""
+    return int(bench.get("reps", DEFAULT_REPS)), int(bench.get("warmup", DEFAULT_WARMUP))
 
 
 def profile_for(needs):
@@ -190,7 +199,7 @@ def measure(ctx, sub_binary, sub_ro, ref_binary, ref_ro):
     raises TimingError with a sentence for the report."""
     import secrets
     bench = ctx.manifest["benchmark"]
-    reps, warmup = int(bench.get("reps", 10)), int(bench.get("warmup", 2))
+    reps, warmup = reps_and_warmup(bench)
     ctx.warmup = warmup
     check = bench.get("check", "exact")
     memory = max(ctx.opts.memory_bytes, int(bench.get("memory_gib", 0) * sb_mod.GiB))

@@ -410,6 +410,21 @@ class WrittenAnswersTest(unittest.TestCase):
         self.assertFalse(qs[1].answered)
         self.assertEqual([q.answer for q in answers.merge(self.STARTER, None)], ["", ""])
 
+    def test_each_answer_says_its_state(self):
+        qs = answers.merge(self.STARTER, "## Q1 x\n" + "word " * 60 + "\n## Q2 y\n(your answer)\n")
+        first = answers.state(qs[0])
+        self.assertTrue(first.startswith('answered, 60 words: "word word'), first)
+        self.assertTrue(first.endswith(' ..."') and len(first) < answers.EXCERPT + 40, first)
+        self.assertEqual(answers.state(qs[1]), "unanswered")
+        missing = answers.merge(self.STARTER, None)
+        self.assertEqual(answers.state(missing[0], file_found=False), "no answers.md in the submission")
+        self.assertEqual(answers.state(answers.merge(self.STARTER, "## Q1\nYes.")[0]), 'answered, 1 word: "Yes."')
+        # The table shows an item's first line: the state; the question and the whole answer follow.
+        text = answers.describe(qs[0])
+        self.assertEqual(text.splitlines()[0], first)
+        self.assertIn("question: Why?", text)
+        self.assertIn("answer: " + qs[0].answer, text)
+
     def test_a_linked_answers_file_is_not_read(self):
         # The grader may run as root: a link to a secret must not reach results.json.
         tmp = tempfile.mkdtemp()
@@ -440,6 +455,13 @@ class WrittenAnswersTest(unittest.TestCase):
 class SelfSpeedTest(unittest.TestCase):
     def row(self, name, median, anchor="std::sort", ratio=0.0, n=10):
         return json.dumps({"name": name, "n": n, "anchor": anchor, "ratio": ratio, "seconds": {"median": median}})
+
+    def test_several_runs_give_the_median_and_the_range(self):
+        found = [(r, "std::sort", "time") for r in (1.08, 0.73, 0.95, 1.01, 0.9)]
+        self.assertEqual(speed.runs_text(found), "0.95x std::sort's time (1.05x faster), the median of 5 runs (0.73x to 1.08x)")
+        self.assertEqual(speed.runs_text([(0.9, "copy", "driver"), (0.94, "copy", "driver"), (0.92, "copy", "driver")]),
+                         "0.92 against copy (the driver's ratio), the median of 3 runs (0.9 to 0.94)")
+        self.assertEqual(speed.runs_text([(1.5, "CUB", "time")]), "1.5x CUB's time, one run")
 
     def test_time_ratio_reads_times_not_the_drivers_ratio(self):
         # lab 06 prints bandwidth ratios: the times are what compare.
