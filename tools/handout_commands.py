@@ -52,6 +52,7 @@ import glob
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -371,19 +372,24 @@ def run_script(script, cwd, log_path, status_path, timeout, env):
                              env=env, start_new_session=True)
         started, current = {}, None
         code = None
-        while True:
-            try:
-                code = p.wait(timeout=1.0)
-                break
-            except subprocess.TimeoutExpired:
-                pass
-            events = read_status(status_path)
-            current = events[-1] if events else None
-            if current and current[0] == "start" and time.time() - current[2] > timeout:
-                os.killpg(p.pid, 9)
+        try:
+            while True:
+                try:
+                    code = p.wait(timeout=1.0)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                events = read_status(status_path)
+                current = events[-1] if events else None
+                if current and current[0] == "start" and time.time() - current[2] > timeout:
+                    code = None
+                    break
+        finally:
+            # A command past its time, or this tool stopped (meson's timeout
+            # sends SIGTERM): nothing the commands started outlives it.
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
-                code = None
-                break
     events = read_status(status_path)
     for kind, i, *rest in events:
         if kind == "start":
@@ -536,6 +542,9 @@ def tail(path, n):
 
 
 def main(argv=None):
+    # SIGTERM (meson test's timeout) unwinds like an exception, so that the
+    # commands' process groups are ended on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     p = argparse.ArgumentParser(prog="tools/handout_commands.py",
                                 description="Every command of every handout and README, run as written.")
     g = p.add_mutually_exclusive_group(required=True)

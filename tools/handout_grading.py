@@ -92,8 +92,11 @@ def plural(n, word):
 
 
 # The handout's commands are run as written (tools/handout_commands.py); a
-# GPU lab's cannot run on CI's machine, and the marker says where they run.
+# whole grade is too slow for CI (the release README's self-grade of the
+# first lab, the same command, runs there), and a GPU lab's needs a GPU: the
+# marker says so, and tools/gpu-host-check.sh runs them.
 GPU_MARKER = "<!-- check: gpu-host; needs CUDA (nvcc) and an NVIDIA GPU -->"
+GRADE_MARKER = "<!-- check: slow; a whole grade builds, tests and times the lab: minutes on two cores -->"
 
 
 def section(root, lab):
@@ -125,7 +128,7 @@ def section(root, lab):
              "<!-- written by tools/handout_grading.py from lab.json and student/answers.md: edit those -->",
              "",
              "## How you are graded",
-             ""] + ([GPU_MARKER] if m["needs_gpu"] else []) + [
+             "", GPU_MARKER if m["needs_gpu"] else GRADE_MARKER,
              "```sh",
              "grading/grade %s --submission labs/%s" % (number, lab),
              "```",
