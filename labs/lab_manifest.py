@@ -5,7 +5,10 @@ alike, so that no second list of labs, files or tests exists anywhere.
 
 A lab is:
   labs/NN-name/lab.json     title, needs, harness and driver sources, tests and
-                            their points, driver checks, benchmark, sanitizer
+                            their points, driver checks, driver runs on real and
+                            hostile files and their memory bounds (driver_files,
+                            driver_memory: labs/driver_files.py), benchmark,
+                            sanitizer
   labs/NN-name/student/     the files a student edits, and nothing else: every
                             file in it is a student file
   labs/NN-name/*            the harness: the interface, given code, the driver
