@@ -494,6 +494,63 @@ class HandoutGradingTest(unittest.TestCase):
         self.assertIsNone(handout_grading.replace("no markers", "x"))
 
 
+class DriverFilesTest(unittest.TestCase):
+    """labs/driver_files.py: the hostile files are what they claim, and its
+    own count of a file follows the handouts' word rule."""
+
+    def setUp(self):
+        sys.path.insert(0, os.path.join(ROOT, "labs"))
+        import driver_files
+        self.df = driver_files
+
+    def test_hostile_files(self):
+        with tempfile.TemporaryDirectory() as d:
+            def read(kind):
+                with open(self.df.make(kind, d), "rb") as f:
+                    return f.read()
+            self.assertEqual(read("empty"), b"")
+            self.assertIn(b"\0", read("nul")[1:-1])
+            self.assertTrue(read("nul").startswith(b"\0"))
+            crlf = read("crlf")
+            self.assertEqual(crlf.count(b"\n"), crlf.count(b"\r\n"))
+            self.assertTrue(crlf.count(b"\n") > 1000)
+            self.assertTrue(any(b > 0x7f for b in read("utf8")))
+            self.assertEqual(set(read("separators")), set(self.df.SEPARATORS))
+            self.assertNotIn(read("no-final-newline")[-1:], self.df.SEPARATORS)
+            self.assertEqual(len(set(read("binary"))), 256)
+            for kind, mib in (("huge-line", 64), ("long-line", 8)):
+                line = read(kind)
+                self.assertEqual(len(line), mib << 20)
+                self.assertNotIn(b"\n", line)
+            self.assertEqual(read("nul"), read("nul"))  # the same file every time
+            self.assertTrue(read("word-list-crlf").endswith(b"\r\n"))
+            with self.assertRaises(KeyError):
+                self.df.make("no-such-kind", d)
+
+    def test_facts_split_at_the_six_separators_only(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "f")
+            with open(path, "wb") as f:
+                f.write(b"a\0b a\0b\r\nc\x0bc\x0c\xc3\xa9 a\0b\n\n c  c\x00")
+            # Lines: {a\0b}, {c, \xc3\xa9, a\0b}, {}, {c, c\0}.
+            self.assertEqual(self.df.facts(path), {"bytes": 27, "words": 8, "distinct_words": 4,
+                                                   "distinct_line_words": 1 + 3 + 0 + 2})
+
+    def test_declarations_are_checked(self):
+        data = {"name": "x", "driver_files": [{"args": ["--input"], "files": ["nul"]}]}
+        with self.assertRaises(manifest.ManifestError):  # no {file}
+            self.df.lab_manifest.check_driver_files(data, "x")
+        data = {"driver_memory": [{"name": "a", "args": ["{file}"], "max_mib": 10}]}
+        with self.assertRaises(manifest.ManifestError):  # {file} without a file kind
+            self.df.lab_manifest.check_driver_files(data, "x")
+        data = {"driver_files": [{"args": ["--input", "{file}"], "files": ["nul"], "expect": "maybe"}]}
+        with self.assertRaises(manifest.ManifestError):
+            self.df.lab_manifest.check_driver_files(data, "x")
+        lines = manifest.meson_lines(manifest.load(ROOT, "15-mapreduce"))
+        self.assertIn("file_run\t0\tnul\t2\t--input {nul} --reps 1 --warmup 0 --json", lines)
+        self.assertTrue(any(l.startswith("memory\t") for l in lines))
+
+
 class LabNameTest(unittest.TestCase):
     def test_resolve(self):
         for name in ("01", "1", "01-sorting", "sorting"):
