@@ -33,7 +33,8 @@ std::vector<double> gather_on_root(const std::vector<double>& mine, MPI_Comm com
     return all;
 }
 
-// Both versions over `comm`, rank 0 of comm checks each against std::sort.
+// Both versions over `comm`, rank 0 of comm checks each against its input
+// and std::sort.
 // The root version sorts `input`; the fan-out version sorts its own copy with
 // one more value in [0, 1), rotated, so that neither can hand back the
 // other's result. (Every rank of comm makes the same copy: same generator.)
@@ -59,8 +60,11 @@ void check_both(const std::vector<double>& input, MPI_Comm comm) {
     const auto fan =
         gather_on_root(on_every_rank(comm, [&] { return HPCLAB_VALUE(lab02::sort_fan_out(local, comm)); }), comm);
     if (rank == 0) {
-        EXPECT_TRUE(root == want) << "root version: " << hpclab::check_sorted_permutation(root, input).message;
-        EXPECT_TRUE(fan == fan_want) << "fan-out version: " << hpclab::check_sorted_permutation(fan, fan_input).message;
+        // A sorted permutation of its input, bit for bit, and std::sort's result.
+        const auto root_report = hpclab::check_sorted_permutation(root, input);
+        const auto fan_report = hpclab::check_sorted_permutation(fan, fan_input);
+        EXPECT_TRUE(root_report.ok() && root == want) << "root version: " << root_report.message;
+        EXPECT_TRUE(fan_report.ok() && fan == fan_want) << "fan-out version: " << fan_report.message;
     } else {
         EXPECT_TRUE(root.empty());
     }

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "hpclab/check.hpp"
 #include "hpclab/data.hpp"
 #include "hpclab/judged.hpp"
 #include "hpclab/mpi.hpp"
@@ -69,7 +70,8 @@ double scaled_error(ProblemKind kind, const Strip& s, double c) {
     const double h = s.h();
     for (int li = 1; li <= s.rows; ++li)
         for (int j = 1; j <= s.n; ++j)
-            worst = std::fmax(worst, std::fabs(s.at(li, j) - c * exact_solution(kind, j * h, s.global_row(li) * h)));
+            worst =
+                hpclab::nan_max(worst, std::fabs(s.at(li, j) - c * exact_solution(kind, j * h, s.global_row(li) * h)));
     return worst;
 }
 }  // namespace
@@ -209,7 +211,7 @@ TEST(Cpu, AllMethodsReachTheSameSolution) {
         ASSERT_TRUE(r.converged) << "method " << static_cast<int>(m);
         ASSERT_EQ(s.u.size(), ref.u.size());
         double worst = 0;
-        for (std::size_t i = 0; i < s.u.size(); ++i) worst = std::fmax(worst, std::fabs(s.u[i] - ref.u[i]));
+        for (std::size_t i = 0; i < s.u.size(); ++i) worst = hpclab::nan_max(worst, std::fabs(s.u[i] - ref.u[i]));
         EXPECT_LT(worst, 1e-10) << "method " << static_cast<int>(m) << ", scale " << scale[k];
     }
 }
