@@ -158,8 +158,18 @@ class Judging:
         ctx.sandbox.own(rec)
         argv = run.prefix(ctx.mpirun) + [binary, "--gtest_filter=" + item.test, "--gtest_color=no"]
         timeout = min(ctx.opts.test_timeout, max(1.0, ctx.deadline.remaining()))
+        # OMP_WAIT_POLICY: OpenMP's threads park at once after a region,
+        # rather than spinning for milliseconds, which the recorder would wait
+        # out after every call (a recording is not timed).
+        env = {"HPCLAB_JUDGE_RECORD": rec, "OMP_WAIT_POLICY": "passive"}
+        if "cuda" in ctx.manifest["needs"]:
+            # The CUDA driver starts before the test, so that its threads are
+            # known as its own (common/src/judged_settle.cpp).
+            env["HPCLAB_JUDGE_CUDA"] = "1"
+        # Profile "record": no timers nor other ways to change a call's
+        # outputs after its record was written (seccomp.py).
         outcome = ctx.sandbox.execute(argv, test_limits(timeout, ctx.opts.memory_bytes), ro=list(ro),
-                                      rw=[run_dir], cwd=run_dir, env=self.env({"HPCLAB_JUDGE_RECORD": rec}))
+                                      rw=[run_dir], cwd=run_dir, env=self.env(env), profile="record")
         self.record_outcomes[(item.test, run.np)] = outcome
         dest = self.record_dir(run, item.kind)
         for rank in range(run.ranks()):

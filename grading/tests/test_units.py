@@ -698,6 +698,43 @@ class SandboxTest(unittest.TestCase):
                                sb_mod.Limits(wall_s=10), profile="single")
                 self.assertIn("can't start new thread", o.output)
 
+    def test_record_profile_refuses_timers_and_late_signals(self):
+        # What could change a judged call's outputs after its record was
+        # written (common/src/judged_settle.cpp); threads and processes stay.
+        probe = (
+            "import ctypes, fcntl, os, threading\n"
+            "libc = ctypes.CDLL(None, use_errno=True)\n"
+            "def denied(rc): return rc == -1 and ctypes.get_errno() == 1\n"
+            "def raises(f):\n"
+            "    try: f()\n"
+            "    except OSError as e: return e.errno == 1\n"
+            "    return False\n"
+            "buf = ctypes.create_string_buffer(64)\n"
+            "print('alarm', denied(libc.alarm(5)))\n"
+            "print('setitimer', denied(libc.setitimer(0, buf, None)))\n"
+            "print('timer_create', denied(libc.timer_create(1, None, buf)))\n"
+            "print('timerfd_create', denied(libc.timerfd_create(1, 0)))\n"
+            "print('io_setup', denied(libc.syscall(206, 1, buf)))\n"
+            "print('clone_parent', denied(libc.syscall(56, 0x8000 | 17, 0, 0, 0, 0)))\n"
+            "print('getrlimit', libc.getrlimit(0, buf) == 0)\n"
+            "print('setrlimit', denied(libc.setrlimit(0, buf)))\n"
+            "print('f_setown', raises(lambda: fcntl.fcntl(1, fcntl.F_SETOWN, os.getpid())))\n"
+            "print('f_getfl', fcntl.fcntl(1, fcntl.F_GETFL) >= 0)\n"
+            "t = threading.Thread(target=print, args=('thread', True)); t.start(); t.join()\n"
+            "pid = os.fork()\n"
+            "if pid == 0: os._exit(7)\n"
+            "print('fork', os.waitpid(pid, 0)[1] >> 8 == 7)\n")
+        for mode, sb in self.modes():
+            with self.subTest(mode=mode):
+                o = sb.execute(["python3", "-c", probe], sb_mod.Limits(wall_s=10), profile="record")
+                lines = dict(l.split(" ", 1) for l in o.output.strip().splitlines())
+                for what in ("alarm", "setitimer", "timer_create", "timerfd_create", "io_setup", "clone_parent",
+                             "getrlimit", "setrlimit", "f_setown", "f_getfl", "thread", "fork"):
+                    self.assertEqual(lines.get(what), "True", (mode, what, o.output))
+                o = sb.execute(["python3", "-c", "import signal; print(signal.alarm(5) == 0)"],
+                               sb_mod.Limits(wall_s=10))
+                self.assertIn("True", o.output, "the default profile keeps timers")
+
     def test_fresh_home_and_tmp_every_run(self):
         for mode, sb in self.modes():
             with self.subTest(mode=mode):
