@@ -72,6 +72,23 @@ def normalize(line):
     return " ".join(line.split())
 
 
+# A declaration that binds names to values it does not compute: each name to
+# 0, a named constant, another name, or what one call with at most one plain
+# argument returns (`MPI_Comm cart = MPI_COMM_NULL;`, `int up = MPI_PROC_NULL,
+# down = MPI_PROC_NULL;`, `const int rank = hpclab::mpi::rank(cart);`,
+# `const std::size_t m = k.size();`, `std::uint64_t found = 0;`). Any code
+# that touches the same interface writes such a line (a test that needs a
+# communicator of its own opens as the student's code does). What computes
+# stays distinctive: operators, a call with several inputs or an expression,
+# control flow, and any number but 0 (a tile size is a choice). A rule, not a
+# list of allowed files: the same for every file of every lab, its unit tests
+# show both sides, and it cannot wave a real leak through in a file that a
+# list would.
+_NAME = r"[A-Za-z_][\w:]*(?:(?:\.|->)\w+)*"
+_VALUE = r"(?:0|%s(?:\((?:0|%s)?\))?)" % (_NAME, _NAME)
+PLAIN_DECLARATION = (r"(?:(?:const|constexpr|static)\s+)*[\w:]+(?:<[\w:, ]*>)?[\s*&]+\w+ = %s(?:, \w+ = %s)*;$"
+                     % (_VALUE, _VALUE))
+
 # Lines every C++ file has in some form: they prove nothing.
 BOILERPLATE = re.compile(r"^(for|while|if|switch|else|do|try)\b.*[{)]$|^(case|default)\b.*:$|^\} ?catch|"
                          r"^(template|using|typedef|public|private|protected|struct|class|enum|static_assert)\b|"
@@ -79,7 +96,7 @@ BOILERPLATE = re.compile(r"^(for|while|if|switch|else|do|try)\b.*[{)]$|^(case|de
                          # a bare call with plain arguments uses an interface, it does not implement it
                          r"^[\w:.>-]+\([\w\s,&*.:>-]*\);$|^return [\w:.>-]+\([\w\s,&*.:>-]*\);$|"
                          # CUDA's thread-index and grid-stride idioms
-                         r".*\b(blockIdx|gridDim)\.[xyz]\b.*\b(blockDim|threadIdx)\.[xyz]\b.*")
+                         r".*\b(blockIdx|gridDim)\.[xyz]\b.*\b(blockDim|threadIdx)\.[xyz]\b.*|" + PLAIN_DECLARATION)
 
 
 def secret_lines(solution_text, skeleton_text):
