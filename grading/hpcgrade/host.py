@@ -48,6 +48,15 @@ def gpu_arch(default="90"):
     return default
 
 
+def build_arch(gpu=None):
+    """The gpu_arch the grader builds for: this host's GPU (GPU is whether
+    there is one, asked when None), else 90: the code must compile, and
+    nothing here runs it."""
+    if gpu is None:
+        gpu = gpu_available()
+    return gpu_arch() if gpu else "90"
+
+
 def find_tool(name):
     """An executable on PATH, or in /usr/local/cuda/bin for CUDA's tools."""
     return shutil.which(name) or shutil.which(name, path="/usr/local/cuda/bin")

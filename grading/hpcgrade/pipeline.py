@@ -116,7 +116,7 @@ class Grade:
         # to the submission before it runs.
         self.seed = fixed_seed() or secrets.randbits(63)
         self.gpu = host.gpu_available()
-        self.gpu_arch = host.gpu_arch() if self.gpu else "90"
+        self.gpu_arch = host.build_arch(self.gpu)
         self.has_solutions = os.path.isdir(os.path.join(root, "solutions", lab))
         self.hidden_here = os.path.isdir(os.path.join(root, "grading", "hidden", lab))
         self.mpirun = host.find_tool("mpirun") if self.manifest["mpi_ranks"] else None

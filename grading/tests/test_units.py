@@ -879,18 +879,34 @@ class ReleaseLeakTest(unittest.TestCase):
     def test_secret_lines(self):
         skeleton = "int f() {\n    // TODO(student)\n    throw 1;\n}\n"
         solution = ("int f() {\n    for (int i = 0; i < n; ++i) {\n    const int total = compute_the_answer(42);\n"
-                    "    const int doubled = twice_the_value(total);\n    return finish_the_job(doubled) + 1;\n}\n")
+                    "    const int doubled = twice_the_value(total, n);\n    return finish_the_job(doubled) + 1;\n}\n")
         lines = release.secret_lines(solution, skeleton)
         self.assertEqual(lines, ["const int total = compute_the_answer(42);",
-                                 "const int doubled = twice_the_value(total);",
+                                 "const int doubled = twice_the_value(total, n);",
                                  "return finish_the_job(doubled) + 1;"])
         secrets = {"sol/a.cpp": lines}
-        pasted = ("x = 1;\n  const int total =   compute_the_answer(42);\n// const int doubled = twice_the_value(total);\n"
+        pasted = ("x = 1;\n  const int total =   compute_the_answer(42);\n// const int doubled = twice_the_value(total, n);\n"
                   "    return finish_the_job(doubled) + 1;\n")
         self.assertEqual(release.find_leaks({"a.md": pasted}, secrets), [("a.md", "sol/a.cpp", lines)])
         self.assertEqual(release.find_leaks({"b.cpp": "const int total = compute_the_answer(42);\n"}, secrets,
                                             min_lines=3), [])
 
+    def test_plain_declarations_are_not_secret(self):
+        # Names bound to 0, a constant, a name or a one-argument call: what
+        # any code using the same interface writes (lab 11's test opens its
+        # communicator as the student's make_strip_comm does).
+        generic = ["MPI_Comm cart = MPI_COMM_NULL;", "int up = MPI_PROC_NULL, down = MPI_PROC_NULL;",
+                   "const int rank = hpclab::mpi::rank(cart);", "const std::size_t m = k.size();",
+                   "std::uint64_t level_count = 0;", "BitSegments::Segment& seg = segments.load(0);",
+                   "constexpr int BM = kFinalBM, BN = kFinalBN;", "void* output_pointer = nullptr;"]
+        # What computes stays: operators, several inputs, an expression as
+        # the argument, a number other than 0, an assignment to a member.
+        computing = ["const double w = weight_of(x, y);", "const std::size_t count = std::min(chunk, k.m - start);",
+                     "const double mean_value = sum / count;", "const double w = weight_of(x + 1);",
+                     "constexpr int kBM = 128, kBN = 256;", "const QuadDouble half = make_qd(0.5);",
+                     "d.cc_major = attr(cudaDevAttrComputeCapabilityMajor);", "r += k.rMu[j] * c - k.iMu[j] * s;",
+                     "std::vector<int> counts = histogram(v)(bins);"]
+        self.assertEqual(release.secret_lines("\n".join(generic + computing), ""), computing)
 
 if __name__ == "__main__":
     unittest.main()
