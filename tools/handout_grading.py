@@ -60,7 +60,7 @@ def bench_rows(lab, m):
     how = ("the grader's clock times the driver (`%s`%s) against the reference solution's, %d repetitions after "
            "%d warm-ups, each on input drawn when its clock starts and checked against the reference's output (%s). "
            "Score: the reference's median time over yours; full marks at %s or more, none at %s or less, linear "
-           "between. Timed only when every visible test passes."
+           "between. Timed only when every visible test worth points passes."
            % (" ".join(b["args"]), ranks, b.get("reps", 10), b.get("warmup", 2), check_text, fmt(full), fmt(floor)))
     rows = [("speed of `%s`" % b["measure"], fmt(b.get("points", 0)), how)]
     ref = b.get("reference_vs_anchor") or {}
