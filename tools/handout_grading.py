@@ -63,7 +63,7 @@ def bench_rows(lab, m):
            "alternate the two, each of %s then %d timed repetitions (%d timed in all), each repetition on input "
            "drawn when its clock starts and checked against the reference's output (%s). Score: the reference's "
            "median time over yours; full marks at %s or more, none at %s or less, linear between. Timed only when "
-           "every visible test passes."
+           "every visible test worth points passes."
            % (" ".join(b["args"]), ranks, rounds, plural(warmup, "warm-up"), reps, rounds * reps, check_text,
               fmt(full), fmt(floor)))
     rows = [("speed of `%s`" % b["measure"], fmt(b.get("points", 0)), how)]

@@ -432,16 +432,17 @@ def time_step(g):
     if item is None:
         return
     bench = m["benchmark"]
-    visible = [it for it in g.items if it.kind == score.VISIBLE and it.max_score > 0]
     if m["needs_gpu"] and not g.gpu:
         item.set(0, "needs_gpu", "needs a GPU: performance is measured on a GPU host")
         return
-    visible_pass = all(it.outcome == "passed" for it in visible)
+    # Only tests worth points open the gate (score.speed_gate says why).
+    visible_pass, failing = score.speed_gate(g.items)
     if not g.has_solutions:
         speed.self_grade(g, item, visible_pass)
         return
     if not visible_pass:
-        item.set(0, "failed", "not measured: performance counts only when every visible test passes")
+        item.set(0, "failed", "not measured: performance counts only when every visible test worth points "
+                              "passes (not: %s)" % ", ".join(failing[:3] + (["..."] if len(failing) > 3 else [])))
         return
     if not g.opts.perf:
         item.set(0, "not run", "not measured (--no-perf)")
@@ -494,10 +495,8 @@ def sanitize_step(g):
         g.san_item.set(0, "not run", "not run (the self-check does not count it for mutants)")
     elif g.san_item is not None:
         g.step("compute-sanitizer")
-        # The sanitizer's item is visible: it may name only visible tests.
-        visible = {it.test for it in g.tests(score.VISIBLE)}
-        sanitize.run(g, g.manifest["sanitizer"], g.san_item,
-                     {t: v for t, v in g.judged.items() if t in visible})
+        scored = {it.test for it in score.gates(g.items, score.VISIBLE)}
+        sanitize.run(g, g.manifest["sanitizer"], g.san_item, {t: v for t, v in g.judged.items() if t in scored})
 
 
 STEPS = (prepare, build_step, record_and_judge, time_step, sanitize_step)

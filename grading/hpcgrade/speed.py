@@ -148,7 +148,7 @@ def self_grade(g, item, visible_pass):
         g.step("running your driver %d times to show your speed against %s" % (SELF_RUNS, bench["anchor"]))
         mine = measure_own(g)
     else:
-        mine = "measured once every visible test passes"
+        mine = "measured once every visible test worth points passes"
     text = summary(bench, mine)
     g.extra["self_speed"] = {"points": item.max_score, "summary": text}
     item.set(0, "needs", "speed is graded by the instructor's grader against the reference solution "

@@ -155,7 +155,8 @@ class MiniTree(unittest.TestCase):
         print("\n" + "\n".join("  " + l for l in out.strip().splitlines()))
         self.assertEqual(code, 0, out)
         for gone in ("solutions", "grading/hidden", "grading/mutants", "grading/tests/fixtures",
-                     "grading/tests/test_fixtures.py", "grading/tests/test_attacks_order.py"):
+                     "grading/tests/test_fixtures.py", "grading/tests/test_attacks_order.py",
+                     "grading/tests/test_attacks_self_report.py"):
             self.assertFalse(os.path.exists(os.path.join(dest, gone)), gone)
         self.assertTrue(os.path.exists(os.path.join(dest, "grading", "grade")))
         self.assertIn("[ok] README command 2", out)

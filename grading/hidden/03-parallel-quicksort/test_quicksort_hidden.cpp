@@ -102,64 +102,38 @@ TEST(Hidden, SignedZerosAndExtremes) {
     EXPECT_TRUE(report.ok()) << report.message;
 }
 
-// As in the visible NLogNComparisons: the quicksort sorts tags (0..n-1,
-// shuffled) whose hidden keys, in input order, are the named input; only the
-// comparator knows them, and it refuses (throws, and keeps throwing) after
-// 4 n log2 n comparisons. A correctly ordered output is then a value that
-// shows the budget sufficed; no count from the submission's process is read.
+// As in the visible AMillionKeysWithinTheTimeLimit: 2^20 keys of each input
+// sorted within the grader's time limit for one test, which no quadratic
+// case meets; the output is the recorded value the judge checks. The
+// comparator refuses (throws, and keeps throwing) after 16 n log2 n
+// comparisons only so that quadratic code fails fast: that count lives in
+// the submission's process and decides nothing.
 struct TooManyComparisons : std::runtime_error {
-    TooManyComparisons() : std::runtime_error("more than 4 n log2 n comparisons") {}
+    TooManyComparisons() : std::runtime_error("more than 16 n log2 n comparisons") {}
 };
 
-struct HiddenKeys {
-    std::vector<double> key_of_tag, tags;
-
-    HiddenKeys(const std::vector<double>& keys, std::uint64_t seed) : key_of_tag(keys.size()), tags(keys.size()) {
-        std::iota(tags.begin(), tags.end(), 0.0);
-        hpclab::Rng rng(seed);
-        for (std::size_t i = tags.size(); i > 1; --i)
-            std::swap(tags[i - 1],
-                      tags[static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(i) - 1))]);
-        for (std::size_t i = 0; i < keys.size(); ++i) key_of_tag[static_cast<std::size_t>(tags[i])] = keys[i];
-    }
-    bool is_tag(double t) const { return t >= 0 && t < static_cast<double>(tags.size()) && t == std::floor(t); }
-    double key(double t) const {
-        if (!is_tag(t)) throw std::logic_error("the sort compared a value that is not in its input");
-        return key_of_tag[static_cast<std::size_t>(t)];
-    }
-    // Every tag once, in nondecreasing order of the keys.
-    bool sorted_permutation(const std::vector<double>& got) const {
-        if (got.size() != tags.size()) return false;
-        std::vector<char> seen(tags.size(), 0);
-        for (std::size_t i = 0; i < got.size(); ++i) {
-            if (!is_tag(got[i]) || seen[static_cast<std::size_t>(got[i])]++) return false;
-            if (i > 0 && key(got[i]) < key(got[i - 1])) return false;
-        }
-        return true;
-    }
-};
-
-TEST(Hidden, ComparisonsOnOrganPipeAndSawtooth) {
-    for (const auto& input :
-         {organ_pipe(1 << 16), sawtooth(1 << 16, 1000), hpclab::few_distinct_doubles(1 << 16, 2, 3)}) {
-        const HiddenKeys keys(input, 61);
-        auto v = keys.tags;
+TEST(Hidden, OrganPipeAndSawtoothWithinTheTimeLimit) {
+    const std::size_t n = std::size_t(1) << 20;
+    for (const auto& input : {organ_pipe(n), sawtooth(n, 1000), hpclab::few_distinct_doubles(n, 2, 3)}) {
+        auto v = input;
         bool refused = false;
         HPCLAB_CALL(
             [&] {
                 long long count = 0;
                 try {
                     lab03::quicksort(v.data(), v.size(), [&](double a, double b) {
-                        if (++count > 4LL * 65536 * 16) throw TooManyComparisons();
-                        return keys.key(a) < keys.key(b);
+                        if (++count > 16LL * static_cast<long long>(n) * 20) throw TooManyComparisons();
+                        return a < b;
                     });
                 } catch (const TooManyComparisons&) {
                     refused = true;
                 }
             },
             v, refused);
-        EXPECT_FALSE(refused) << "more than 4 n log2 n comparisons";
-        EXPECT_TRUE(keys.sorted_permutation(v));
+        EXPECT_FALSE(refused) << "more than 16 n log2 n comparisons";
+        auto want = input;
+        std::sort(want.begin(), want.end());
+        EXPECT_TRUE(v == want);
     }
 }
 
