@@ -254,10 +254,13 @@ class Judging:
         where = run.label()
         if case is None:
             # An MPI judge ends its job when a record cannot be replayed; its
-            # notes say why.
-            failed = [n.get("record", "") for n in notes.values() if n.get("record", "").startswith("replay failed")]
+            # notes say why. A rank whose recording was stopped by another's
+            # end says less than the rank that ended it (a refused call).
+            failed = [n.get("record", "") for n in notes.values() if "judged call at " in n.get("record", "")]
+            failed.sort(key=lambda why: "the recording run ended before" in why)
             if failed:
-                return Verdict(FAILED, "failed: " + failed[0][len("replay failed: "):] + where, seconds=seconds)
+                why = failed[0][failed[0].index("judged call at "):]
+                return Verdict(FAILED, "failed: " + why + where, seconds=seconds)
             return Verdict(FAILED, "the judge could not finish this test" + where + judge_hint(rec), seconds=seconds)
         result = case.get("result")
         failures = [f.get("failure", "") if isinstance(f, dict) else str(f) for f in case.get("failures", [])]

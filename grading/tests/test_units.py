@@ -81,6 +81,16 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(v.status, judging.FAILED)
         self.assertIn("the recording made fewer calls", v.reason)
 
+    def test_an_mpi_judge_names_the_refused_call_before_a_stopped_rank(self):
+        # Rank 1's call was refused and ended the job; rank 0's recording
+        # stopped in the same call (issue 38, class 4).
+        notes = {0: {"record": "incomplete: judged call at t.cpp:9: the recording run ended before this call "
+                               "returned (it crashed, exited or timed out)"},
+                 1: {"record": "incomplete: judged call at t.cpp:9: the call's outputs changed after it returned"}}
+        v = self.verdict(None, notes=notes, run=judging.Run("2"))
+        self.assertEqual(v.status, judging.FAILED)
+        self.assertIn("judged call at t.cpp:9: the call's outputs changed after it returned", v.reason)
+
     def test_every_rank_needs_its_record(self):
         run = judging.Run("3")
         notes = {0: {"record": "ok"}, 1: {"record": "ok"}}
