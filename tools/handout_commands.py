@@ -26,7 +26,9 @@ first that fails. A command succeeds when it exits 0, or as its trailing
 comment says: `# ... exits 1` or `# ... exits non-zero`.
 
 Which commands run where: a block with no marker runs here (CPU and MPI:
-CI runs them, the Meson test `handout commands`). A block that cannot says
+the Meson test `handout commands`, `meson test --suite handout-commands`,
+and tools/gpu-host-check.sh; not CI's default run, which two cores cannot
+fit: every lab is built again, twice). A block that cannot says
 why in an HTML comment on the line above its fence:
 
   <!-- check: KIND[, MODIFIER...]; reason -->
@@ -67,7 +69,7 @@ from hpcgrade import release  # noqa: E402
 
 KINDS = ("here", "gpu-host", "slow", "manual")
 MODIFIERS = ("after-build", "given-roster", "given-slurm")
-RUNNERS = {"here": "CI (meson test --suite handouts)", "gpu-host": "tools/gpu-host-check.sh",
+RUNNERS = {"here": "meson test --suite handout-commands", "gpu-host": "tools/gpu-host-check.sh",
            "slow": "tools/gpu-host-check.sh", "manual": "nobody: by hand", "ci": ".ci/run"}
 COMMAND_LANGS = ("sh",)
 RELEASE_README = "README.md (student release)"
