@@ -300,6 +300,12 @@ class TimingProtocolTest(unittest.TestCase):
         self.assertFalse(timing.same([1.0, 2.0 + 1e-15], [1.0, 2.0], "exact"))
         self.assertTrue(timing.same([1.0 + 1e-9], [1.0], {"rel": 1e-6}))
         self.assertFalse(timing.same([1.0], [1.0, 2.0], {"rel": 1}))
+        nan, inf = float("nan"), float("inf")
+        self.assertFalse(timing.same([nan], [1.0], {"rel": 1e9, "abs": 1e9}))
+        self.assertFalse(timing.same([1.0], [inf], {"rel": 1e-3}))
+        self.assertFalse(timing.same([inf], [-inf], {"rel": 1}))
+        self.assertTrue(timing.same([inf, nan, -0.0], [inf, nan, 0.0], {"rel": 0}))
+        self.assertFalse(timing.same([-0.0], [0.0], "exact"))
         self.assertEqual(timing.profile_for([]), "single")
         self.assertEqual(timing.profile_for(["openmp"]), "default")
 
