@@ -48,7 +48,6 @@ cheapest tools/mpirun command of each document runs again as uid 65534.
 """
 import argparse
 import fnmatch
-import glob
 import os
 import re
 import shutil
