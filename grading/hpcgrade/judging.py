@@ -23,7 +23,7 @@ import json
 import os
 import shutil
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 from . import sandbox as sb_mod
 

@@ -22,7 +22,7 @@ import select
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 from . import sandbox as sb_mod
 
