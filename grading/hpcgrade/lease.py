@@ -1,14 +1,25 @@
-"""Exclusive leases for the phases whose figures are scored.
+"""Leases: exclusive for the phases whose figures are scored, shared for
+everything else a grade runs.
 
 Many grades may build, record and judge at once on one host; a timed phase
-may not share what it measures. Before timing, a grade takes the lease of
-its resource: one GPU (`gpu0`, ...) for a GPU lab, the host's cores (`host`)
-for a CPU lab. A lease is an exclusive flock on a file in the grader's cache
-(written by the grader's uid only, so no submission can hold or fake one),
-so it holds across threads, processes and grade-class's parallel grades, and
-is released by the kernel if its holder dies. Every interval a lease was
-held is appended to `intervals.jsonl` beside the locks, so that a test (or
-an instructor) can check that no two timed phases ever overlapped.
+may not share what it measures. Before timing, a grade takes the exclusive
+lease of its resource: one GPU (`gpu0`, ...) for a GPU lab, the host's cores
+(`host`) for a CPU lab. Every other command a grade runs (a build, a
+recording, the judge, the sanitizer) holds a shared lease of what it uses
+(`host`, and its GPU for a GPU lab) while it runs (`Shared`): a timed phase
+starts only once the commands running on its resource have ended, and no
+command starts on it until the timed phase is over. So a timed figure is
+never taken beside another grade's work on the same resource. A turnstile
+per resource keeps the timed phases from starving: once one waits, new
+commands queue behind it.
+
+A lease is a flock on a file in the grader's cache (written by the grader's
+uid only, so no submission can hold or fake one), so it holds across
+threads, processes and grade-class's parallel grades, and is released by
+the kernel if its holder dies. Every interval a lease was held is appended
+to `intervals.jsonl` beside the locks ("mode": exclusive or shared), so that
+a test (or an instructor) can check that no timed phase ever overlapped
+another's, or a command of another grade on its resource.
 """
 import contextlib
 import fcntl
@@ -31,27 +42,75 @@ def resource_for(needs_gpu, device=0):
     return "gpu%d" % device if needs_gpu else "host"
 
 
+def _lock_file(directory, name):
+    return open(os.path.join(directory, name), "a")
+
+
+def _log(directory, record):
+    # One short append per interval: O_APPEND keeps lines whole.
+    with open(os.path.join(directory, INTERVALS), "a") as log:
+        log.write(json.dumps(record) + "\n")
+
+
 @contextlib.contextmanager
-def hold(resource, who):
-    """Hold RESOURCE exclusively for the body; WHO names the holder in the
-    log. Waits as long as it takes: a holder's phase is bounded by its own
-    time limits."""
+def _take(resources, mode, who):
+    """Hold every one of RESOURCES in MODE (fcntl.LOCK_EX or LOCK_SH) for
+    the body. Each is taken through its turnstile (held only while taking
+    the lock), in sorted order, so that two takers never wait for each
+    other in a cycle."""
     directory = lease_dir()
     os.makedirs(directory, mode=0o755, exist_ok=True)
-    with open(os.path.join(directory, resource + ".lock"), "a") as lock:
+    with contextlib.ExitStack() as stack:
         asked = time.time()
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        for resource in sorted(set(resources)):
+            lock = stack.enter_context(_lock_file(directory, resource + ".lock"))
+            with _lock_file(directory, resource + ".turnstile") as turnstile:
+                fcntl.flock(turnstile, fcntl.LOCK_EX)
+                fcntl.flock(lock, mode)
         start = time.time()
         try:
             yield
         finally:
             end = time.time()
-            record = {"resource": resource, "who": who, "pid": os.getpid(),
-                      "waited_s": round(start - asked, 3), "start": start, "end": end}
-            # One short append per interval: O_APPEND keeps lines whole.
-            with open(os.path.join(directory, INTERVALS), "a") as log:
-                log.write(json.dumps(record) + "\n")
-            fcntl.flock(lock, fcntl.LOCK_UN)
+            for resource in sorted(set(resources)):
+                _log(directory, {"resource": resource, "mode": "exclusive" if mode == fcntl.LOCK_EX else "shared",
+                                 "who": who, "pid": os.getpid(), "waited_s": round(start - asked, 3),
+                                 "start": start, "end": end})
+            # Closing each lock file (the ExitStack) lets go of its lock.
+
+
+def hold(resource, who):
+    """Hold RESOURCE exclusively for the body; WHO names the holder in the
+    log. Waits as long as it takes: a holder's phase is bounded by its own
+    time limits, and so is every shared holder's command."""
+    return _take([resource], fcntl.LOCK_EX, who)
+
+
+def share(resources, who):
+    """Hold RESOURCES shared for the body (one command of a grade)."""
+    return _take(resources, fcntl.LOCK_SH, who)
+
+
+class Shared:
+    """A grade's view of its Sandbox: every command it runs to its end
+    (`execute`) holds a shared lease of RESOURCES meanwhile. `start` is the
+    timed phase's, which already holds its resource alone; everything else
+    is the Sandbox's own."""
+
+    def __init__(self, sandbox, resources, who):
+        self._sandbox, self.resources, self.who = sandbox, list(resources), who
+
+    def __getattr__(self, name):
+        return getattr(self._sandbox, name)
+
+    def execute(self, *args, **kwargs):
+        with share(self.resources, self.who):
+            return self._sandbox.execute(*args, **kwargs)
+
+
+def resources_used(needs_gpu, device=0):
+    """What a grade's commands use: the host's cores, and its GPU."""
+    return ["host"] + ([resource_for(True, device)] if needs_gpu else [])
 
 
 def intervals(directory=None):
@@ -65,14 +124,18 @@ def intervals(directory=None):
 
 
 def overlaps(records):
-    """Pairs of intervals of one resource that overlap in time (pure)."""
+    """Pairs of intervals of one resource that overlap in time, where at
+    least one of the two was exclusive (pure). A record without a mode is
+    an exclusive one."""
     found = []
     by_resource = {}
     for r in records:
         by_resource.setdefault(r["resource"], []).append(r)
     for rs in by_resource.values():
-        rs = sorted(rs, key=lambda r: r["start"])
-        for a, b in zip(rs, rs[1:]):
-            if b["start"] < a["end"]:
-                found.append((a, b))
+        exclusive = sorted((r for r in rs if r.get("mode", "exclusive") == "exclusive"), key=lambda r: r["start"])
+        for a in exclusive:
+            for b in rs:
+                if b is not a and b["start"] < a["end"] and a["start"] < b["end"] and (
+                        b.get("mode", "exclusive") == "shared" or a["start"] <= b["start"]):
+                    found.append((a, b))
     return found

@@ -106,10 +106,14 @@ class Grade:
 
     def __init__(self, root, lab, kind, submission, opts, sandbox, log):
         self.root, self.lab, self.kind, self.submission = root, lab, kind, submission
-        self.opts, self.sandbox, self.log = opts, sandbox, log
+        self.opts, self.log = opts, log
         self.t0 = time.monotonic()
         self.deadline = Deadline(opts.time_limit)
         self.manifest = manifest.check_grading_fields(manifest.load(root, lab))
+        # Every command of this grade holds a shared lease of what it uses, so
+        # that another grade's timed phase never runs beside it (lease.py).
+        self.sandbox = lease.Shared(sandbox, lease.resources_used(self.manifest["needs_gpu"]),
+                                    "%s %s" % (lab, kind))
         self.hidden_visibility = (opts.hidden_visibility or self.manifest["tests"]["hidden"].get("visibility")
                                   or report.DEFAULT_HIDDEN_VISIBILITY)
         # Drawn now: the tests' data and the timing's inputs cannot be known

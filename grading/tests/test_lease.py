@@ -88,6 +88,73 @@ class LeaseUnits(unittest.TestCase):
             pass
         self.assertLess(time.monotonic() - t, 5)
 
+    def test_a_timed_phase_waits_for_running_commands_and_queues_new_ones(self):
+        # A command runs (shared) when the timed phase asks; a second command
+        # asks while the phase waits: it must wait for the phase, which must
+        # wait for the first, so that nothing runs beside the timing.
+        events = {}
+
+        def command(name, delay, seconds):
+            time.sleep(delay)
+            with lease.share(["host"], name):
+                events[name] = time.monotonic()
+                time.sleep(seconds)
+
+        first = threading.Thread(target=command, args=("first", 0, 0.4))
+        second = threading.Thread(target=command, args=("second", 0.2, 0.05))
+        first.start()
+        second.start()
+        time.sleep(0.1)
+        with lease.hold("host", "timed"):
+            timed = time.monotonic()
+            time.sleep(0.3)
+        first.join()
+        second.join()
+        self.assertLess(events["first"], timed)
+        self.assertGreater(events["second"], timed + 0.3)
+        records = lease.intervals()
+        self.assertEqual(sorted(r["mode"] for r in records), ["exclusive", "shared", "shared"])
+        self.assertEqual(lease.overlaps(records), [])
+
+    def test_commands_share_a_resource_with_each_other(self):
+        start = threading.Barrier(3, timeout=10)
+
+        def command():
+            with lease.share(["host", "gpu0"], "command"):
+                start.wait()  # all three hold the lease at once, or this times out
+
+        workers = [threading.Thread(target=command) for _ in range(3)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        self.assertFalse(start.broken)
+        self.assertEqual(len(lease.intervals()), 6)
+
+    def test_overlaps_counts_a_shared_interval_only_against_an_exclusive_one(self):
+        ex = {"resource": "gpu0", "mode": "exclusive", "start": 1, "end": 2}
+        inside = {"resource": "gpu0", "mode": "shared", "start": 1.5, "end": 3}
+        apart = {"resource": "gpu0", "mode": "shared", "start": 2, "end": 3}
+        other = {"resource": "host", "mode": "shared", "start": 0, "end": 9}
+        self.assertEqual(lease.overlaps([ex, inside, apart, other]), [(ex, inside)])
+        self.assertEqual(lease.overlaps([inside, apart, other]), [])
+
+    def test_a_grades_sandbox_holds_a_shared_lease_while_a_command_runs(self):
+        class FakeSandbox:
+            active = True
+
+            def execute(self, argv):
+                return [r["mode"] for r in lease.intervals()], argv
+
+        shared = lease.Shared(FakeSandbox(), lease.resources_used(True), "lab grade")
+        self.assertTrue(shared.active)
+        with lease.hold("host", "before"):
+            pass
+        logged_during, argv = shared.execute(["x"])
+        self.assertEqual((logged_during, argv), (["exclusive"], ["x"]))
+        self.assertEqual(sorted(r["resource"] for r in lease.intervals() if r["mode"] == "shared"),
+                         ["gpu0", "host"])
+
     def test_resource_names(self):
         self.assertEqual(lease.resource_for(True), "gpu0")
         self.assertEqual(lease.resource_for(True, 1), "gpu1")
