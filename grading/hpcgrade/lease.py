@@ -64,9 +64,15 @@ def _take(resources, mode, who):
         asked = time.time()
         for resource in sorted(set(resources)):
             lock = stack.enter_context(_lock_file(directory, resource + ".lock"))
+            # Unlocked explicitly, never by closing: a process forked meanwhile
+            # holds a copy of the descriptor, and would keep the lock.
+            stack.callback(fcntl.flock, lock, fcntl.LOCK_UN)
             with _lock_file(directory, resource + ".turnstile") as turnstile:
                 fcntl.flock(turnstile, fcntl.LOCK_EX)
-                fcntl.flock(lock, mode)
+                try:
+                    fcntl.flock(lock, mode)
+                finally:
+                    fcntl.flock(turnstile, fcntl.LOCK_UN)
         start = time.time()
         try:
             yield
@@ -76,7 +82,6 @@ def _take(resources, mode, who):
                 _log(directory, {"resource": resource, "mode": "exclusive" if mode == fcntl.LOCK_EX else "shared",
                                  "who": who, "pid": os.getpid(), "waited_s": round(start - asked, 3),
                                  "start": start, "end": end})
-            # Closing each lock file (the ExitStack) lets go of its lock.
 
 
 def hold(resource, who):
