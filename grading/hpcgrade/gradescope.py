@@ -29,7 +29,7 @@ import sys
 import tempfile
 import zipfile
 
-from . import manifest, pipeline, release, report
+from . import manifest, pipeline, reaper, release, report
 
 CONFIG = "gradescope.json"
 TREE = "hpc-labs"
@@ -123,8 +123,11 @@ def run_autograder(autograder):
     work = tempfile.mkdtemp(prefix="gradescope-")
     out = os.path.join(work, "results.json")
     # Gradescope's containers are small: 2 jobs keep a grade within them.
-    p = subprocess.run([sys.executable, os.path.join(tree, "grading", "grade"), lab, "--submission", submission,
-                        "--out", out, "--jobs", os.environ.get("HPCGRADE_JOBS", "2")]
+    # Under reaper.py: whatever the grade leaves running below it is killed
+    # when it ends (Gradescope's container has no reaper of its own).
+    p = subprocess.run([sys.executable, reaper.__file__, "--", sys.executable, os.path.join(tree, "grading", "grade"),
+                        lab, "--submission", submission, "--out", out, "--jobs", os.environ.get("HPCGRADE_JOBS", "2")]
+                       + (["--rounds", os.environ["HPCGRADE_ROUNDS"]] if os.environ.get("HPCGRADE_ROUNDS") else [])
                        + ([] if config.get("perf", True) else ["--no-perf"]),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     text = p.stdout.decode("utf-8", "replace")
