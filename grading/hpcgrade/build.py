@@ -214,12 +214,14 @@ def cached_build(sandbox, make_workspace, lab, needs, targets, jobs, deadline, g
         for t in targets:
             rel = os.path.relpath(os.path.join(ws.build, t), ws.build)
             digests[rel] = file_digest(os.path.join(ws.build, t))
+        # digests.json marks the build complete: written before the lock-down
+        # (which covers it too) and the rename that makes it all appear at once.
+        with open(os.path.join(ws.path, "digests.json"), "w") as f:
+            json.dump(digests, f)
         if os.geteuid() == 0:
             lock_down(ws.path, group)
         shutil.rmtree(final, ignore_errors=True)
         os.rename(ws.path, final)
-        with open(os.path.join(final, "digests.json"), "w") as f:
-            json.dump(digests, f)
         return CachedBuild(final, digests), r
 
 
