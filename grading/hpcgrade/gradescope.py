@@ -16,9 +16,10 @@ Gradescope has no GPU: a CUDA lab's package grades what runs on a CPU and
 reports the GPU parts as not run here (the grader's own outcome), with a line
 that points to the GPU host (grading/slurm/). Hostility: bubblewrap usually
 cannot create namespaces inside Gradescope's container, so the grader falls
-back to resource limits, an unprivileged uid and seccomp; run_autograder
-makes the reference solutions and hidden tests readable by root only
-(grading/README.md states what is left).
+back to resource limits, seccomp and uids of the grade's own for the
+submission, the judge and the reference; run_autograder makes the reference
+solutions and hidden tests readable by root only and grades under
+reaper.py (grading/README.md, "Without bubblewrap", states what holds).
 """
 import json
 import os
