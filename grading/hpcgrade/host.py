@@ -25,6 +25,18 @@ def gpu_available():
     return bool(out and "GPU" in out)
 
 
+def gpu_count():
+    """How many CUDA GPUs this host has (0 without nvidia-smi). HPCGRADE_GPU=0
+    forces 0; HPCGRADE_GPUS=N forces N (tests)."""
+    forced = os.environ.get("HPCGRADE_GPUS")
+    if forced is not None and forced.isdigit():
+        return int(forced)
+    if not gpu_available():
+        return 0
+    out = _nvidia_smi(["-L"]) or ""
+    return sum(1 for line in out.splitlines() if line.startswith("GPU "))
+
+
 def gpu_arch(default="90"):
     """The first GPU's compute capability as Meson's gpu_arch wants it ('90')."""
     out = _nvidia_smi(["--query-gpu=compute_cap", "--format=csv,noheader"])
@@ -34,6 +46,15 @@ def gpu_arch(default="90"):
         if digits.isdigit():
             return digits
     return default
+
+
+def build_arch(gpu=None):
+    """The gpu_arch the grader builds for: this host's GPU (GPU is whether
+    there is one, asked when None), else 90: the code must compile, and
+    nothing here runs it."""
+    if gpu is None:
+        gpu = gpu_available()
+    return gpu_arch() if gpu else "90"
 
 
 def find_tool(name):

@@ -17,16 +17,32 @@ Verification, all of which must pass (exit status 1 otherwise):
      occur in any file of DIR, as whole lines or inside comments; a file
      holding MIN_LINES of them (or all, if fewer) fails the check, one shared
      line being coincidence;
-  3. the release README's two commands, run as written in DIR: the first
+  3. every lab builds from DIR's files alone, its driver and its visible
+     tests, each in a folder of its own, exactly as the grader builds it
+     (sandboxed, with the repository hidden, and no header read from
+     outside DIR or the system), and its visible tests run on the skeleton
+     score 0 (no test worth points passes); a Meson setup of DIR with a
+     student's default options configures every lab;
+  4. the release README's two commands, run as written in DIR: the first
      (install, set up and build the first lab) exits 0, the second runs the
      first lab's tests and self-grades its skeleton: 0 points on tests,
      the speed line explained;
-  4. every other lab builds in a folder of its own (as its handout says),
-     its visible tests run and the skeleton scores 0 (no test worth points
-     passes), and grading/grade LAB --starter works in DIR (0 points, says
-     the hidden tests and the reference are absent); --solution is refused.
+  5. grading/grade LAB --starter works in DIR for every other lab (0 points,
+     says the hidden tests and the reference are absent); --solution is
+     refused;
+  6. DIR holds the release and nothing else afterwards: what the checks
+     made there (the README's build folder, its results.json, Python's
+     caches) is removed, and what is left is compared with what was
+     exported.
+
+Time: the builds of step 3 fill the grader's compiler cache (build.cache_dir)
+with exactly the objects the grades of steps 4 and 5 compile again, so each
+lab is compiled once; a second export, or one after the grader's own tests
+(CI), finds most of them there already. Every step prints a line when it
+ends, with its wall time, and the slow ones one per lab.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -36,16 +52,23 @@ import sys
 import tempfile
 import time
 
-from . import judging, manifest
+from . import build, host, judging, manifest, speed, workspace
+from . import sandbox as sb_mod
 
-EXCLUDED = ("solutions/", "grading/hidden/", "grading/mutants/", "grading/tests/fixtures/",
-            "grading/tests/test_fixtures.py", "grading/tests/test_tools.py", "grading/tests/test_attacks_no_bwrap.py")
+EXCLUDED = ("solutions/", "grading/hidden/", "grading/mutants/", "grading/tests/fixtures/")
 JUNK = ("build", "__pycache__", ".git", "results.json", ".gpu-deps")
 MIN_SECRET = 20
 MIN_LINES = 3
 
 
+# The grader's own tests stay with the instructor, but for the unit tests,
+# which need no solution, fixture or hidden test.
+KEPT_GRADER_TESTS = ("grading/tests/test_units.py",)
+
+
 def excluded(rel):
+    if rel.startswith("grading/tests/test_") and rel.endswith(".py") and rel not in KEPT_GRADER_TESTS:
+        return True
     return rel.startswith(EXCLUDED) or rel in [e.rstrip("/") for e in EXCLUDED]
 
 
@@ -72,6 +95,23 @@ def normalize(line):
     return " ".join(line.split())
 
 
+# A declaration that binds names to values it does not compute: each name to
+# 0, a named constant, another name, or what one call with at most one plain
+# argument returns (`MPI_Comm cart = MPI_COMM_NULL;`, `int up = MPI_PROC_NULL,
+# down = MPI_PROC_NULL;`, `const int rank = hpclab::mpi::rank(cart);`,
+# `const std::size_t m = k.size();`, `std::uint64_t found = 0;`). Any code
+# that touches the same interface writes such a line (a test that needs a
+# communicator of its own opens as the student's code does). What computes
+# stays distinctive: operators, a call with several inputs or an expression,
+# control flow, and any number but 0 (a tile size is a choice). A rule, not a
+# list of allowed files: the same for every file of every lab, its unit tests
+# show both sides, and it cannot wave a real leak through in a file that a
+# list would.
+_NAME = r"[A-Za-z_][\w:]*(?:(?:\.|->)\w+)*"
+_VALUE = r"(?:0|%s(?:\((?:0|%s)?\))?)" % (_NAME, _NAME)
+PLAIN_DECLARATION = (r"(?:(?:const|constexpr|static)\s+)*[\w:]+(?:<[\w:, ]*>)?[\s*&]+\w+ = %s(?:, \w+ = %s)*;$"
+                     % (_VALUE, _VALUE))
+
 # Lines every C++ file has in some form: they prove nothing.
 BOILERPLATE = re.compile(r"^(for|while|if|switch|else|do|try)\b.*[{)]$|^(case|default)\b.*:$|^\} ?catch|"
                          r"^(template|using|typedef|public|private|protected|struct|class|enum|static_assert)\b|"
@@ -79,7 +119,7 @@ BOILERPLATE = re.compile(r"^(for|while|if|switch|else|do|try)\b.*[{)]$|^(case|de
                          # a bare call with plain arguments uses an interface, it does not implement it
                          r"^[\w:.>-]+\([\w\s,&*.:>-]*\);$|^return [\w:.>-]+\([\w\s,&*.:>-]*\);$|"
                          # CUDA's thread-index and grid-stride idioms
-                         r".*\b(blockIdx|gridDim)\.[xyz]\b.*\b(blockDim|threadIdx)\.[xyz]\b.*")
+                         r".*\b(blockIdx|gridDim)\.[xyz]\b.*\b(blockDim|threadIdx)\.[xyz]\b.*|" + PLAIN_DECLARATION)
 
 
 def secret_lines(solution_text, skeleton_text):
@@ -222,18 +262,20 @@ name in place of `{lab}` (each handout gives the commands).
   graded, and what to expect. Edit only the files in its `student/` folder; every place to
   change is marked `TODO(student)`.
 - `student/answers.md` holds the lab's written questions: write your answers under them. A TA
-  grades them; the grader shows them next to your scores.
+  grades them; the self-grade shows, next to your scores, whether it found the file and, for
+  each question, whether it is answered, in how many words, and how the answer begins.
 - `grading/grade NN --submission labs/NN-name` is your self-grade: the visible tests (the
   instructor's grader adds hidden ones), and your speed against the library the driver compares
-  with, next to what the reference solution reached. Speed is scored only by the instructor's
-  grader, against the reference solution, which this release does not have.
+  with (the median of {runs} runs of your driver, with their range), next to what the reference
+  solution reached. Speed is scored only by the instructor's grader, against the reference
+  solution, which this release does not have.
 - The CUDA labs need NVIDIA's CUDA toolkit (`nvcc`) to build and a GPU to run; without one their
   GPU tests are skipped with the reason, and the grade says which points need a GPU.
 
 | lab | topic | needs |
 | --- | --- | --- |
 {rows}
-""".format(lab=first, number=number, rows="\n".join(rows))
+""".format(lab=first, number=number, rows="\n".join(rows), runs=speed.SELF_RUNS)
 
 
 def readme_commands(text):
@@ -281,6 +323,8 @@ def run_readme(c, dest, timeout=3600):
 
 def verify(root, dest, jobs=2, grade_check=True):
     c = Checker()
+    shipped = all_files(dest)
+    t0 = time.monotonic()
     present = [e for e in EXCLUDED if os.path.exists(os.path.join(dest, e.rstrip("/")))]
     c.check(not present, "left out: %s" % (", ".join(present) if present else "solutions/, hidden tests, "
                                            "mutants, grader fixtures"))
@@ -291,57 +335,115 @@ def verify(root, dest, jobs=2, grade_check=True):
             files[rel] = text
     secrets = collect_secrets(root)
     leaks = find_leaks(files, secrets)
-    c.check(not leaks, "no solution code in %d files (%d distinctive solution lines checked)%s"
-            % (len(files), sum(len(v) for v in secrets.values()),
+    c.check(not leaks, "no solution code in %d files (%d distinctive solution lines checked, %.1f s)%s"
+            % (len(files), sum(len(v) for v in secrets.values()), time.monotonic() - t0,
                "".join("\n      %s contains %d lines of %s, e.g. %s" % (f, len(h), sol, h[0])
                        for f, sol, h in leaks[:10])))
     labs = manifest.list_labs(dest)
-    binaries = {}
+    work = tempfile.mkdtemp(prefix="hpc-release-build-")
+    os.chmod(work, 0o755)  # the sandbox's uid builds below it
     try:
-        binaries[labs[0]] = run_readme(c, dest)
-        if binaries[labs[0]] is None:
+        configure_all(c, dest, work)
+        built = build_labs(c, root, dest, work, labs, jobs)
+        if built is None:
             return c.failures
-        bdir = tempfile.mkdtemp(prefix="hpc-release-build-")
-        try:
-            if labs[1:] and not build_others(c, dest, bdir, labs[1:], jobs):
-                return c.failures
-            for lab in labs[1:]:
-                binaries[lab] = os.path.join(bdir, "labs", lab + "-tests")
-            for lab in labs:
-                if not os.path.isfile(binaries[lab]):
-                    print("  [--] %s: not built on this host (its needs are missing)" % lab)
-                    continue
-                passed, total, why = run_skeleton_tests(dest, lab, binaries[lab])
-                c.check(total > 0 and passed == 0, "%s: visible tests run on the skeleton and it scores 0 "
-                        "(%d of %d tests with points passed)%s" % (lab, passed, total, why))
-            if grade_check:
-                for lab in labs[1:]:
-                    grade_in_release(c, dest, lab, jobs)
-                refuse_solution(c, dest, labs[0])
-        finally:
-            shutil.rmtree(bdir, ignore_errors=True)
+        t = time.monotonic()
+        for lab in labs:
+            if lab not in built:
+                continue
+            passed, total, why = run_skeleton_tests(dest, lab, built[lab])
+            c.check(total > 0 and passed == 0, "%s: visible tests run on the skeleton and it scores 0 "
+                    "(%d of %d tests with points passed)%s" % (lab, passed, total, why))
+        print("  ... the skeletons' tests: %.0f s" % (time.monotonic() - t), flush=True)
+        if run_readme(c, dest) is None:
+            return c.failures
+        if grade_check:
+            grade_all_in_release(c, dest, labs[1:], jobs)
+            c.check(*refused(dest, labs[0])[:2])
     finally:
-        # What the README's commands made (the build, the self-grade's
-        # results.json) is the student's to make: the release ships without.
-        shutil.rmtree(os.path.join(dest, "build"), ignore_errors=True)
-        if os.path.isfile(os.path.join(dest, "results.json")):
-            os.remove(os.path.join(dest, "results.json"))
+        shutil.rmtree(work, ignore_errors=True)
+        c.check(*only_the_release(dest, shipped))
     return c.failures
 
 
-def build_others(c, dest, bdir, labs, jobs):
-    """Set up and build LABS' tests in one folder (their skeletons)."""
-    p = subprocess.run(["meson", "setup", bdir, dest, "-Dlabs=" + ",".join(labs)], stdout=subprocess.PIPE,
+def only_the_release(dest, shipped):
+    """Remove from DEST what the checks made there (the README's build
+    folder and results.json, Python's caches): the student makes their own.
+    Returns (ok, what) for the check that DEST then holds exactly SHIPPED."""
+    for name in os.listdir(dest):
+        if name == "build" or name == "results.json" or name.startswith("results-"):
+            path = os.path.join(dest, name)
+            shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) else os.remove(path)
+    for base, dirs, _ in os.walk(dest):
+        for d in [d for d in dirs if d == "__pycache__"]:
+            shutil.rmtree(os.path.join(base, d), ignore_errors=True)
+    left = all_files(dest)
+    extra, missing = sorted(left - shipped), sorted(shipped - left)
+    what = "DIR holds the release and nothing else (%d files)" % len(shipped)
+    if extra:
+        what += "; not exported: " + ", ".join(extra[:10])
+    if missing:
+        what += "; gone: " + ", ".join(missing[:10])
+    return not extra and not missing, what
+
+
+def all_files(top):
+    """Every file and link below TOP, relative to it."""
+    found = set()
+    for base, dirs, names in os.walk(top):
+        links = [d for d in dirs if os.path.islink(os.path.join(base, d))]
+        found.update(os.path.relpath(os.path.join(base, n), top) for n in names + links)
+    return found
+
+
+def configure_all(c, dest, work):
+    """A student's Meson setup of the whole release (every option at its
+    default) configures every lab: what the handouts' setup does for one."""
+    t = time.monotonic()
+    p = subprocess.run(["meson", "setup", os.path.join(work, "defaults"), dest], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, timeout=900)
-    if not c.check(p.returncode == 0, "meson setup of the other labs of the release"):
-        print(p.stdout.decode("utf-8", "replace")[-3000:])
-        return False
-    p = subprocess.run(["ninja", "-C", bdir, "-j", str(jobs)], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, timeout=3600)
-    if not c.check(p.returncode == 0, "build of the other labs of the release"):
-        print(p.stdout.decode("utf-8", "replace")[-3000:])
-        return False
-    return True
+    out = p.stdout.decode("utf-8", "replace")
+    skipped = re.findall(r"^Message: skipping lab (\S+): (.*)$", out, re.M)
+    ok = p.returncode == 0
+    c.check(ok, "meson setup of the release with the defaults configures every lab (%d skipped here: %s; %.0f s)"
+            % (len(skipped), "; ".join("%s (%s)" % s for s in skipped) or "none", time.monotonic() - t))
+    if not ok:
+        print(out[-3000:])
+    shutil.rmtree(os.path.join(work, "defaults"), ignore_errors=True)
+
+
+def build_labs(c, root, dest, work, labs, jobs):
+    """Build every lab's driver and visible tests from DEST's files, each in
+    a workspace of its own, as the grader builds a lab (build.Builder: in
+    the sandbox, the repository hidden, the grader's options and compiler
+    cache). Returns {lab: its tests binary} for the labs this host can
+    build, or None after a failure."""
+    sandbox = sb_mod.Sandbox(True, hide=[root])
+    arch = host.build_arch()
+    built = {}
+    print("  ... building every lab from the release (%s, %d jobs, GPU code for %s)"
+          % (sandbox.describe(), jobs, arch), flush=True)
+    for i, lab in enumerate(labs, 1):
+        t = time.monotonic()
+        m = manifest.load(dest, lab)
+        ws = workspace.create(dest, lab, sandbox, parent=work)
+        b = build.Builder(sandbox, ws, jobs, gpu_arch=arch)
+        r = b.configure(m["needs"])
+        if r.skipped:
+            print("  [--] [%d/%d] %s: not built on this host: %s" % (i, len(labs), lab, r.skipped), flush=True)
+            continue
+        if r.ok:
+            r = b.compile(["labs/" + lab, "labs/%s-tests" % lab])
+        bad = sorted({p for _, p in b.foreign_dependencies([root])}) if r.ok else []
+        what = "[%d/%d] %s: its driver and visible tests build from the release alone (%.0f s)" % (
+            i, len(labs), lab, time.monotonic() - t)
+        if bad:
+            what += ": it read files outside the release: " + ", ".join(bad[:5])
+        if not c.check(r.ok and not bad, what):
+            print(r.errors or r.output[-3000:])
+            return None
+        built[lab] = ws.binary("-tests")
+    return built
 
 
 def run_skeleton_tests(dest, lab, binary):
@@ -376,12 +478,15 @@ def run_skeleton_tests(dest, lab, binary):
     return len(scoring), len(cases), why
 
 
-def grade_in_release(c, dest, lab, jobs):
+def grade_in_release(dest, lab):
+    """grading/grade LAB --starter in DEST (one job: the grades run side by
+    side). Returns its checks as (ok, what, detail)."""
     grade = os.path.join(dest, "grading", "grade")
+    t = time.monotonic()
     tmp = tempfile.mkdtemp(prefix="hpc-release-grade-")
     try:
         out = os.path.join(tmp, "r.json")
-        p = subprocess.run([sys.executable, grade, lab, "--starter", "--quiet", "--jobs", str(jobs), "--out", out],
+        p = subprocess.run([sys.executable, grade, lab, "--starter", "--quiet", "--jobs", "1", "--out", out],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=1800, cwd=tmp)
         try:
             with open(out) as f:
@@ -394,23 +499,36 @@ def grade_in_release(c, dest, lab, jobs):
             ok = "hidden tests: not in this tree" in data["output"]
         if ok and m.get("benchmark") and not m["needs_gpu"]:
             ok = "self_speed" in data["extra_data"]
-        c.check(ok, "%s: grading/grade --starter works in the release (0 points, no hidden tests, "
-                "no performance score)" % lab)
-        if not ok:
-            print(p.stdout.decode("utf-8", "replace")[-2000:])
-        refuse_solution(c, dest, lab)
+        what = ("%s: grading/grade --starter works in the release (0 points, no hidden tests, no performance "
+                "score; %.0f s)" % (lab, time.monotonic() - t))
+        return [(ok, what, "" if ok else p.stdout.decode("utf-8", "replace")[-2000:]), refused(dest, lab)]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def refuse_solution(c, dest, lab):
+def grade_all_in_release(c, dest, labs, jobs):
+    """grade_in_release for LABS, JOBS at a time; a line as each ends."""
+    t = time.monotonic()
+    print("  ... grading/grade --starter for %d labs in the release, %d at a time" % (len(labs), jobs), flush=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(grade_in_release, dest, lab) for lab in labs]
+        for n, done in enumerate(concurrent.futures.as_completed(futures), 1):
+            for ok, what, detail in done.result():
+                if not c.check(ok, "[%d/%d] %s" % (n, len(labs), what)) and detail:
+                    print(detail, flush=True)
+    print("  ... the grades: %.0f s" % (time.monotonic() - t), flush=True)
+
+
+def refused(dest, lab):
+    """grading/grade LAB --solution in DEST is refused: (ok, what, detail)."""
     tmp = tempfile.mkdtemp(prefix="hpc-release-grade-")
     try:
         p = subprocess.run([sys.executable, os.path.join(dest, "grading", "grade"), lab, "--solution", "--out",
                             os.path.join(tmp, "r.json")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            timeout=60, cwd=tmp)
-        c.check(p.returncode == 2 and b"no solutions/" in p.stdout,
-                "%s: grading/grade --solution is refused in the release" % lab)
+        ok = p.returncode == 2 and b"no solutions/" in p.stdout
+        return ok, "%s: grading/grade --solution is refused in the release" % lab, \
+            "" if ok else p.stdout.decode("utf-8", "replace")[-2000:]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -123,7 +123,9 @@ struct ArchitectureConstants {
 ArchitectureConstants architecture_constants(int cc_major, int cc_minor);
 
 // The GPU `device` of this machine: every limit the CUDA runtime reports
-// read from cudaDeviceGetAttribute, the rest from architecture_constants.
+// (hpclab::cuda::device_info's, and the block slots and the opt-in and
+// reserved shared memory per block from cudaDeviceGetAttribute), the rest
+// from architecture_constants.
 DeviceDescription describe_device(int device = 0);
 
 }  // namespace lab08

@@ -189,29 +189,29 @@ ArchitectureConstants architecture_constants(int major, int minor) {
 }
 
 DeviceDescription describe_device(int device) {
-    auto attr = [device](cudaDeviceAttr a) {
-        int v = 0;
-        HPCLAB_CUDA_CHECK(cudaDeviceGetAttribute(&v, a, device));
-        return v;
-    };
+    // The limits every lab reads (lab 04's device query) come from common/;
+    // the calculator needs three more, which only it reads.
+    const hpclab::cuda::DeviceInfo info = hpclab::cuda::device_info(device);
     DeviceDescription d;
-    cudaDeviceProp prop;
-    HPCLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-    set_name(d, prop.name);
-    d.cc_major = attr(cudaDevAttrComputeCapabilityMajor);
-    d.cc_minor = attr(cudaDevAttrComputeCapabilityMinor);
-    d.sm_count = attr(cudaDevAttrMultiProcessorCount);
-    d.warp_size = attr(cudaDevAttrWarpSize);
-    d.max_threads_per_block = attr(cudaDevAttrMaxThreadsPerBlock);
-    d.max_threads_per_sm = attr(cudaDevAttrMaxThreadsPerMultiProcessor);
+    set_name(d, info.name);
+    d.cc_major = info.cc_major;
+    d.cc_minor = info.cc_minor;
+    d.sm_count = info.sm_count;
+    d.warp_size = info.warp_size;
+    d.max_threads_per_block = info.max_threads_per_block;
+    d.max_threads_per_sm = info.max_threads_per_sm;
     d.max_warps_per_sm = d.max_threads_per_sm / d.warp_size;
-    d.max_blocks_per_sm = attr(cudaDevAttrMaxBlocksPerMultiprocessor);
-    d.registers_per_sm = attr(cudaDevAttrMaxRegistersPerMultiprocessor);
-    d.registers_per_block = attr(cudaDevAttrMaxRegistersPerBlock);
-    d.shared_per_sm = attr(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
-    d.shared_per_block = attr(cudaDevAttrMaxSharedMemoryPerBlock);
-    d.shared_per_block_optin = attr(cudaDevAttrMaxSharedMemoryPerBlockOptin);
-    d.shared_reserved_per_block = attr(cudaDevAttrReservedSharedMemoryPerBlock);
+    d.registers_per_sm = info.registers_per_sm;
+    d.registers_per_block = info.registers_per_block;
+    d.shared_per_sm = static_cast<std::int64_t>(info.shared_per_sm);
+    d.shared_per_block = static_cast<std::int64_t>(info.shared_per_block);
+    int blocks = 0, optin = 0, reserved = 0;
+    HPCLAB_CUDA_CHECK(cudaDeviceGetAttribute(&blocks, cudaDevAttrMaxBlocksPerMultiprocessor, device));
+    HPCLAB_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    HPCLAB_CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+    d.max_blocks_per_sm = blocks;
+    d.shared_per_block_optin = optin;
+    d.shared_reserved_per_block = reserved;
     const ArchitectureConstants a = architecture_constants(d.cc_major, d.cc_minor);
     d.register_allocation_unit = a.register_allocation_unit;
     d.register_granularity = RegisterGranularity::warp;

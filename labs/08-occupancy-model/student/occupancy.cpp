@@ -52,9 +52,11 @@ ArchitectureConstants architecture_constants(int cc_major, int cc_minor) {
 }
 
 DeviceDescription describe_device(int device) {
-    // TODO(student): part 1. Read every limit the runtime reports with
-    // cudaDeviceGetAttribute (HPCLAB_CUDA_CHECK each call), the name with
-    // cudaGetDeviceProperties, the rest from architecture_constants.
+    // TODO(student): part 1. The name and the limits lab 04's device query
+    // shows from hpclab::cuda::device_info (common/); with
+    // cudaDeviceGetAttribute (HPCLAB_CUDA_CHECK each call) the three the
+    // calculator needs beyond them: block slots, opt-in and reserved shared
+    // memory per block; the rest from architecture_constants.
     (void)device;
     throw hpclab::NotImplemented("describe_device");
 }
