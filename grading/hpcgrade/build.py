@@ -58,16 +58,19 @@ class Builder:
         self.deadline = deadline
         self.gpu_arch = gpu_arch
         self.rw = [ws.build]
+        self.role = ws.role
         extra = {"CCACHE_BASEDIR": ws.path, "CCACHE_NOHASHDIR": "1"}
         ccache = os.path.join(cache_dir(), "ccache")
         # Without bubblewrap a build could write anything into a cache that
         # other grades read: off, unless the grader's own tests (trusted
-        # fixtures) ask for it with HPCGRADE_TRUST_CCACHE=1.
-        if use_ccache and (sandbox.active or os.environ.get("HPCGRADE_TRUST_CCACHE") == "1"):
+        # fixtures) ask for it with HPCGRADE_TRUST_CCACHE=1 -- and never for
+        # a trusted build whose uid is not the submission's.
+        trusted_apart = sandbox.separate_uids and ws.role != sb_mod.SUBMISSION
+        if use_ccache and not trusted_apart and (sandbox.active or os.environ.get("HPCGRADE_TRUST_CCACHE") == "1"):
             try:
                 os.makedirs(ccache, exist_ok=True)
                 os.chmod(cache_dir(), 0o755)
-                sandbox.own(ccache)
+                sandbox.own(ccache, ws.role)
                 extra["CCACHE_DIR"] = ccache
                 self.rw.append(ccache)
             except OSError:
@@ -80,7 +83,7 @@ class Builder:
         if self.deadline is not None:
             wall_s = max(1.0, min(wall_s, self.deadline.remaining()))
         return self.sb.execute(argv, build_limits(wall_s), ro=[self.ws.src], rw=self.rw, cwd=self.ws.build,
-                               env=self.env, cap=256 * 1024)
+                               env=self.env, cap=256 * 1024, role=self.role)
 
     def configure(self, needs=None, hidden=False):
         """meson setup for this lab only. NEEDS (the manifest's list) turns the
@@ -146,7 +149,11 @@ class CachedBuild:
     hidden tests; the reference: the solution's driver), made once per set
     of inputs and toolchain and kept in the cache, read-only to the sandbox.
     Its binaries' digests are taken the moment it is made and checked before
-    every run."""
+    every run. Where the judge and the reference run as uids of their own
+    (no bubblewrap), it is built by its role's uid in a workspace only that
+    uid may enter, then belongs to root and the trusted group alone: the
+    submission's uid can neither read the hidden tests and the reference's
+    sources nor write the build while it is made or used."""
 
     def __init__(self, path, digests):
         self.build = os.path.join(path, "build")
@@ -172,10 +179,10 @@ def toolchain_id(gpu_arch):
 
 
 def cached_build(sandbox, make_workspace, lab, needs, targets, jobs, deadline, gpu_arch, kind, hidden=False):
-    """The CachedBuild of KIND ("judge" or "reference") for LAB, building it
-    if the cache has none for these inputs. MAKE_WORKSPACE(parent) creates
-    the workspace; HIDDEN: compile the hidden tests too. Returns
-    (CachedBuild or None, BuildResult)."""
+    """The CachedBuild of KIND ("judge" or "reference", the role that
+    builds and runs it) for LAB, building it if the cache has none for these
+    inputs. MAKE_WORKSPACE(parent) creates the workspace (KIND's); HIDDEN:
+    compile the hidden tests too. Returns (CachedBuild or None, BuildResult)."""
     import fcntl
     import hashlib
     import json
@@ -185,8 +192,12 @@ def cached_build(sandbox, make_workspace, lab, needs, targets, jobs, deadline, g
     for d in (cache_dir(), base):
         os.chmod(d, 0o755)
     ws = make_workspace(base)
-    key = hashlib.sha256((workspace.tree_digest(ws.src) + toolchain_id(gpu_arch) + " ".join(targets) + str(hidden))
-                         .encode()).hexdigest()[:20]
+    # A build made for uids of their own is locked down for their group
+    # only, one made under bubblewrap for any uid: each mode has its own.
+    group = sandbox.trusted_gid()
+    apart = "" if group is None else " uids apart, group %d" % group
+    key = hashlib.sha256((workspace.tree_digest(ws.src) + toolchain_id(gpu_arch) + " ".join(targets) + str(hidden)
+                          + apart).encode()).hexdigest()[:20]
     final = os.path.join(base, "%s-%s" % (lab, key))
     with open(final + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -207,22 +218,27 @@ def cached_build(sandbox, make_workspace, lab, needs, targets, jobs, deadline, g
         for t in targets:
             rel = os.path.relpath(os.path.join(ws.build, t), ws.build)
             digests[rel] = file_digest(os.path.join(ws.build, t))
+        # digests.json marks the build complete: written before the lock-down
+        # (which covers it too) and the rename that makes it all appear at once.
+        with open(os.path.join(ws.path, "digests.json"), "w") as f:
+            json.dump(digests, f)
         if os.geteuid() == 0:
-            lock_down(ws.path)
+            lock_down(ws.path, group)
         shutil.rmtree(final, ignore_errors=True)
         os.rename(ws.path, final)
-        with open(os.path.join(final, "digests.json"), "w") as f:
-            json.dump(digests, f)
         return CachedBuild(final, digests), r
 
 
-def lock_down(path):
-    """Root owns a trusted build and nobody else may write it."""
+def lock_down(path, group=None):
+    """Root owns a trusted build and nobody else may write it; with GROUP
+    (uids apart, no bubblewrap), only that group may read it: the group may
+    read and run what the owner may, others nothing."""
     for base, dirs, files in os.walk(path):
         for name in [base] + [os.path.join(base, n) for n in dirs + files]:
             if not os.path.islink(name):
-                os.lchown(name, 0, 0)
-                os.chmod(name, os.stat(name).st_mode & ~0o022)
+                os.lchown(name, 0, group or 0)
+                mode = os.stat(name).st_mode & 0o7777
+                os.chmod(name, mode & ~0o022 if group is None else (mode & 0o700) | (mode & 0o500) >> 3)
 
 
 def file_digest(path):

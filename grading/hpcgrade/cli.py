@@ -113,6 +113,10 @@ def main(argv=None):
             manifest.check_grading_fields(manifest.load(root, lab))
             pipeline.source_dir(root, lab, kind, submission)
         pipeline.fixed_seed()  # a bad HPCGRADE_SEED is a usage error, before any grade starts
+        try:
+            sb_mod.fallback_uid_range()  # and so is a bad HPCGRADE_FALLBACK_UIDS
+        except ValueError as e:
+            raise pipeline.UsageError(str(e))
     except (pipeline.UsageError, manifest.ManifestError) as e:
         print("grading/grade: error: %s" % e, file=sys.stderr)
         return 2

@@ -16,9 +16,10 @@ Gradescope has no GPU: a CUDA lab's package grades what runs on a CPU and
 reports the GPU parts as not run here (the grader's own outcome), with a line
 that points to the GPU host (grading/slurm/). Hostility: bubblewrap usually
 cannot create namespaces inside Gradescope's container, so the grader falls
-back to resource limits, an unprivileged uid and seccomp; run_autograder
-makes the reference solutions and hidden tests readable by root only
-(grading/README.md states what is left).
+back to resource limits, seccomp and uids of the grade's own for the
+submission, the judge and the reference; run_autograder makes the reference
+solutions and hidden tests readable by root only and grades under
+reaper.py (grading/README.md, "Without bubblewrap", states what holds).
 """
 import json
 import os
@@ -29,7 +30,7 @@ import sys
 import tempfile
 import zipfile
 
-from . import manifest, pipeline, release, report
+from . import manifest, pipeline, reaper, release, report
 
 CONFIG = "gradescope.json"
 TREE = "hpc-labs"
@@ -133,8 +134,11 @@ def run_autograder(autograder):
     work = tempfile.mkdtemp(prefix="gradescope-")
     out = os.path.join(work, "results.json")
     # Gradescope's containers are small: 2 jobs keep a grade within them.
-    p = subprocess.run([sys.executable, os.path.join(tree, "grading", "grade"), lab, "--submission", submission,
-                        "--out", out, "--jobs", os.environ.get("HPCGRADE_JOBS", "2")]
+    # Under reaper.py: whatever the grade leaves running below it is killed
+    # when it ends (Gradescope's container has no reaper of its own).
+    p = subprocess.run([sys.executable, reaper.__file__, "--", sys.executable, os.path.join(tree, "grading", "grade"),
+                        lab, "--submission", submission, "--out", out, "--jobs", os.environ.get("HPCGRADE_JOBS", "2")]
+                       + (["--rounds", os.environ["HPCGRADE_ROUNDS"]] if os.environ.get("HPCGRADE_ROUNDS") else [])
                        + ([] if config.get("perf", True) else ["--no-perf"])
                        + (["--hidden-visibility", config["hidden_visibility"]] if config.get("hidden_visibility")
                           else []),

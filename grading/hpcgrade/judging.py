@@ -141,8 +141,13 @@ class Judging:
     def record_dir(self, run, kind):
         d = os.path.join(self.records, run.np or "1", kind)
         os.makedirs(d, exist_ok=True)
-        os.chmod(d, 0o755)
-        os.chmod(os.path.dirname(d), 0o755)
+        # For the judge to read; with uids apart (no bubblewrap), for the
+        # judges' group only: no other grade's submission reads them.
+        group = self.ctx.sandbox.trusted_gid()
+        for p in (d, os.path.dirname(d), self.records):
+            os.chmod(p, 0o755 if group is None else 0o750)
+            if group is not None:
+                os.chown(p, 0, group)
         return d
 
     # ---- record -----------------------------------------------------------
@@ -200,7 +205,9 @@ class Judging:
         binary = judge_build.binary(ctx.lab, kind)
         if not judge_build.intact(binary):
             raise RuntimeError("the judge's binary %s changed after it was built" % binary)
-        run_dir = ctx.scratch_run_dir()
+        # The judge's run directory and its report are the judge's uid's
+        # alone (no bubblewrap: the submission's uid is another).
+        run_dir = ctx.scratch_run_dir(sb_mod.JUDGE)
         report = os.path.join(run_dir, "report.json")
         notes = os.path.join(run_dir, "notes")
         src_kind = "visible" if kind == "-tests" else "hidden"
@@ -208,10 +215,11 @@ class Judging:
         argv = run.prefix(ctx.mpirun) + [binary, "--gtest_filter=" + ":".join(tests),
                                          "--gtest_output=json:" + report, "--gtest_color=no"]
         timeout = min(max(60.0, ctx.opts.test_timeout * len(tests)), max(1.0, ctx.deadline.remaining()))
-        ctx.sandbox.own(run_dir)
+        ctx.sandbox.own(run_dir, sb_mod.JUDGE)
         outcome = ctx.sandbox.execute(argv, test_limits(timeout, ctx.opts.memory_bytes),
                                       ro=[judge_build.build, replay], rw=[run_dir], cwd=run_dir,
-                                      env=self.env({"HPCLAB_JUDGE_REPLAY": replay, "HPCLAB_JUDGE_NOTES": notes}))
+                                      env=self.env({"HPCLAB_JUDGE_REPLAY": replay, "HPCLAB_JUDGE_NOTES": notes}),
+                                      role=sb_mod.JUDGE)
         cases = {}
         try:
             data = json.loads(read_at_most(report, 64 << 20).decode("utf-8", "replace"))

@@ -127,7 +127,8 @@ class Grade:
         self.items = []  # the tests' items come from the judge's test list (build_step)
         self.perf_item = self.san_item = None
         self.out = []
-        self.extra = {"lab": lab, "kind": kind, "sandbox": sandbox.active, "needs_gpu": False, "seed": self.seed}
+        self.extra = {"lab": lab, "kind": kind, "sandbox": sandbox.active, "sandbox_mode": sandbox.mode,
+                      "needs_gpu": False, "seed": self.seed}
         self.scratch = tempfile.mkdtemp(prefix="hpcgrade-scratch-")
         os.chmod(self.scratch, 0o755)
         self.ws = self.builder = self.judge_build = None
@@ -151,11 +152,23 @@ class Grade:
         if self.log and not self.opts.quiet:
             self.log("  ... [%5.1f s] %s: %s" % (time.monotonic() - self.t0, self.lab, text))
 
-    def scratch_run_dir(self):
+    def scratch_run_dir(self, role=sb_mod.SUBMISSION):
+        """A fresh directory ROLE's run may write (the judge's and the
+        reference's: theirs alone)."""
         d = tempfile.mkdtemp(prefix="run-", dir=self.scratch)
-        os.chmod(d, 0o755)
-        self.sandbox.own(d)
+        os.chmod(d, 0o755 if role == sb_mod.SUBMISSION else 0o700)
+        self.sandbox.own(d, role)
         return d
+
+    def end_submission(self, when):
+        """Without bubblewrap: kill every process of the submission's uid
+        before the next step (one that left its session and process group
+        would outlive its run); say so when there were any."""
+        n = self.sandbox.end(sb_mod.SUBMISSION)
+        if n:
+            self.out.append("%d process%s of the submission %s still running %s, and %s killed"
+                            % (n, "" if n == 1 else "es", "was" if n == 1 else "were", when,
+                               "it was" if n == 1 else "they were"))
 
     def mpi_prefix(self):
         np = self.manifest.get("benchmark", {}).get("mpi_ranks")
@@ -240,8 +253,9 @@ def build_step(g):
     g.step("the judge's build (cached after the first grade)")
     targets = [target + "-tests"] + ([target + "-hidden"] if hidden else [])
     g.judge_build, r = build.cached_build(
-        g.sandbox, lambda parent: workspace.create(g.root, g.lab, g.sandbox, parent=parent, hidden=hidden),
-        g.lab, m["needs"], targets, g.opts.jobs, g.deadline, g.gpu_arch, "judge", hidden=hidden)
+        g.sandbox, lambda parent: workspace.create(g.root, g.lab, g.sandbox, parent=parent, hidden=hidden,
+                                                   role=sb_mod.JUDGE),
+        g.lab, m["needs"], targets, g.opts.jobs, g.deadline, g.gpu_arch, sb_mod.JUDGE, hidden=hidden)
     if g.judge_build is None and r.skipped:
         g.items[0:0] = score.rubric_unexpanded(m, include_hidden=g.hidden_here)
         needs_gpu = m["needs_gpu"] and "nvcc" in r.skipped
@@ -276,6 +290,8 @@ def build_step(g):
     g.digests[g.ws.binary("-tests")] = build.file_digest(g.ws.binary("-tests"))
     if hidden:
         g.step("compiling the hidden tests")
+        # Only the compiler may read them: nothing else of the submission runs now.
+        g.end_submission("before its hidden tests were compiled")
         workspace.add_hidden(g.ws, g.root)
         hid = g.builder.enable_hidden()
         if hid.ok:
@@ -310,9 +326,10 @@ def rubric_of_judge(g, hidden):
             continue
         binary = g.judge_build.binary(g.lab, suffix)
         launcher = [g.mpirun, "-np", "1"] if g.mpirun else []
-        run_dir = g.scratch_run_dir()
+        run_dir = g.scratch_run_dir(sb_mod.JUDGE)
         o = g.sandbox.execute(launcher + [binary, "--gtest_list_tests"], sb_mod.Limits(wall_s=120),
-                              ro=[g.judge_build.build], rw=[run_dir], cwd=run_dir, env=sb_mod.base_env())
+                              ro=[g.judge_build.build], rw=[run_dir], cwd=run_dir, env=sb_mod.base_env(),
+                              role=sb_mod.JUDGE)
         if not o.ok:
             raise RuntimeError("listing the judge's %s tests failed: %s" % (kind, o.describe()))
         assigned[kind], found = manifest.expand_rubric(g.manifest["tests"][kind]["points"],
@@ -422,6 +439,7 @@ def record_and_judge(g):
         if g.opts.first_loss else [todo]
     for n, chunk in enumerate(chunks):
         record(g, chunk)
+        g.end_submission("after its tests")
         judge(g, chunk)
         if any(it.max_score > 0 and it.outcome == "failed" for it in chunk):
             for rest in chunks[n + 1:]:
@@ -459,12 +477,13 @@ def time_step(g):
         return
 
     def reference_workspace(parent):
-        ws = workspace.create(g.root, g.lab, g.sandbox, parent=parent)
+        ws = workspace.create(g.root, g.lab, g.sandbox, parent=parent, role=sb_mod.REFERENCE)
         workspace.install_student_files(ws, m["student_files"], os.path.join(g.root, "solutions", g.lab))
         return ws
 
+    g.end_submission("after its driver was built")
     ref, r = build.cached_build(g.sandbox, reference_workspace, g.lab, m["needs"], [target], g.opts.jobs,
-                                g.deadline, g.gpu_arch, "reference")
+                                g.deadline, g.gpu_arch, sb_mod.REFERENCE)
     if ref is None:
         raise RuntimeError("the reference's driver did not build:\n" + (r.errors or r.skipped or "")[:2000])
     ref_bin = ref.binary(g.lab)
@@ -525,6 +544,13 @@ def grade_lab(root, lab, kind, submission, opts, sandbox=None, log=print):
                                  time.monotonic() - g.t0, g.extra)
     finally:
         g.cleanup()
+        # Nothing of this grade outlives it (the next grade of this process
+        # reuses its uids).
+        for role in sb_mod.ROLES:
+            try:
+                sandbox.end(role)
+            except RuntimeError as e:
+                g.out.append("after the grade: %s" % e)
     return report.results(g.items, [o for o in g.out if o], time.monotonic() - g.t0, g.extra,
                           g.hidden_visibility)
 

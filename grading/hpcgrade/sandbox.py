@@ -18,9 +18,14 @@ grader but the paths a run names:
 Where unprivileged user namespaces are refused (AppArmor on Ubuntu 24.04,
 say) and the grader is root, bwrap runs privileged and `setpriv` drops to
 the unprivileged uid inside, before the command ("privileged bwrap" in the
-report). Without bubblewrap the command still runs as the unprivileged uid
-(when the grader is root), with no_new_privs, the seccomp filter and the
-limits, in a new session that is killed as a group ("resource limits only").
+report). Without bubblewrap the command still runs with no_new_privs, the
+seccomp filter and the limits, in a new session that is killed as a group
+("resource limits only"); when the grader is root, each grade then takes a
+slot of HPCGRADE_FALLBACK_UIDS (UidSlot): the submission, the judge and the
+reference each run as a uid of that grade's own, so no process of the
+submission can signal theirs or write their files, and end(role) kills
+every process of a uid (kill(-1) from a process of that uid), so nothing of
+the submission outlives the step that started it.
 """
 import ctypes
 import os
@@ -182,6 +187,160 @@ def sandbox_uid():
         return DEFAULT_UID
 
 
+# Who runs a command: the submission's code (and its build), or the trusted
+# judge and reference (their builds and runs).
+SUBMISSION, JUDGE, REFERENCE = "submission", "judge", "reference"
+ROLES = (SUBMISSION, JUDGE, REFERENCE)
+TRUSTED = (JUDGE, REFERENCE)
+
+# Without bubblewrap, as root: the ids a grade's three uids come from. The
+# first is the group of the judge and the reference (the trusted builds in
+# the cache are theirs to read, nobody else's); the rest are slots of three
+# uids, one slot per grader process. Below 65534, so that a container that
+# maps only 16-bit ids has them, and clear of the ids Debian gives users
+# (up to 59999), systemd-homed (60001-60513) and systemd's dynamic users
+# (61184-65519). An id that names an account or a group is never used.
+FALLBACK_UIDS = "HPCGRADE_FALLBACK_UIDS"
+DEFAULT_FALLBACK_UIDS = "60600-60999"
+SLOT_LOCKS = "/run/hpcgrade-uids"
+KILL_GIVE_UP_S = 20.0
+
+
+def fallback_uid_range(environ=None):
+    """(first, last) of HPCGRADE_FALLBACK_UIDS=FIRST-LAST, or ValueError
+    with one sentence."""
+    environ = os.environ if environ is None else environ
+    text = environ.get(FALLBACK_UIDS, "").strip() or DEFAULT_FALLBACK_UIDS
+    try:
+        first, last = (int(x) for x in text.split("-"))
+    except ValueError:
+        raise ValueError("%s=%r is not FIRST-LAST (two whole numbers, e.g. %s)"
+                         % (FALLBACK_UIDS, text, DEFAULT_FALLBACK_UIDS)) from None
+    if not (0 < first and first + 3 <= last < 2 ** 32 - 2):
+        raise ValueError("%s=%s must be FIRST-LAST with 0 < FIRST, FIRST + 3 <= LAST < 4294967294"
+                         % (FALLBACK_UIDS, text))
+    return first, last
+
+
+def _named(uid=None, gid=None):
+    """Whether an account or group has this id (then it is not ours to use)."""
+    import grp
+    import pwd
+    try:
+        if uid is not None:
+            pwd.getpwuid(uid)
+        else:
+            grp.getgrgid(gid)
+        return True
+    except KeyError:
+        return False
+
+
+def processes_of(uid):
+    """Pids of the live processes (zombies excluded) whose real, effective
+    or saved uid is UID: exactly those kill(-1) from that uid reaches."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/status" % entry, "rb") as f:
+                text = f.read().decode("ascii", "replace")
+        except OSError:
+            continue  # it ended while we looked
+        fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+        state = fields.get("State", "").split()[:1]
+        uids = fields.get("Uid", "").split()[:3]
+        if str(uid) in uids and state not in (["Z"], ["X"]):
+            found.append(int(entry))
+    return found
+
+
+def kill_uid(uid):
+    """SIGKILL every process of UID, from a process of that uid: kill(-1)
+    reaches every process it may signal, which are exactly the processes of
+    UID (no_new_privs: none of them can change uid), wherever they are in
+    the process tree, whatever session they made. Repeated until none is
+    left (one forking at that moment is caught the next time); returns how
+    many were alive. RuntimeError if some survive KILL_GIVE_UP_S."""
+    found = set()
+    end = time.monotonic() + KILL_GIVE_UP_S
+    while True:
+        alive = processes_of(uid)
+        if not alive:
+            return len(found)
+        found |= set(alive)
+        if time.monotonic() > end:
+            raise RuntimeError("processes of uid %d could not be killed: %s" % (uid, alive[:10]))
+
+        def as_uid():
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            os.kill(-1, signal.SIGKILL)
+        try:
+            subprocess.run(["/bin/true"], preexec_fn=as_uid, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            pass  # the kill happened before exec; only the exec failed
+        time.sleep(0.01)
+
+
+class UidSlot:
+    """Three uids of one grader process's own (the submission's, the
+    judge's, the reference's), held with a lock in SLOT_LOCKS while the
+    process lives: concurrent grades (grade-class --parallel) get distinct
+    ones. Whatever a previous holder left running is killed on taking it."""
+
+    def __init__(self, environ=None):
+        import fcntl
+        first, last = fallback_uid_range(environ)
+        self.group = first
+        if _named(gid=first):
+            raise RuntimeError("%s: gid %d, the judge's and the reference's group, is a named group here; "
+                               "choose a range no account or group uses" % (FALLBACK_UIDS, first))
+        os.makedirs(SLOT_LOCKS, mode=0o700, exist_ok=True)
+        st = os.lstat(SLOT_LOCKS)
+        if st.st_uid != 0 or not os.path.isdir(SLOT_LOCKS) or os.path.islink(SLOT_LOCKS):
+            raise RuntimeError("%s must be a directory of root's" % SLOT_LOCKS)
+        os.chmod(SLOT_LOCKS, 0o700)
+        for k in range((last - first) // 3):
+            uids = [first + 1 + 3 * k + i for i in range(3)]
+            if any(_named(uid=u) or _named(gid=u) for u in uids):
+                continue
+            fd = os.open(os.path.join(SLOT_LOCKS, "%d-%d" % (uids[0], uids[2])),
+                         os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            self.fd = fd
+            self.uids = dict(zip(ROLES, uids))
+            for u in uids:
+                kill_uid(u)
+            return
+        raise RuntimeError("%s=%d-%d: every slot of three uids is taken by another grade (or names an account)"
+                           % (FALLBACK_UIDS, first, last))
+
+    def ids(self, role):
+        """(uid, gid) of ROLE: the submission in a group of its own, the
+        judge and the reference in the trusted group."""
+        uid = self.uids[role]
+        return uid, (self.group if role in TRUSTED else uid)
+
+
+_SLOT = []
+
+
+def uid_slot():
+    """This process's UidSlot, taken on first use (one grade at a time per
+    process: the self-check and --all grade one lab after another)."""
+    if not _SLOT:
+        _SLOT.append(UidSlot())
+    return _SLOT[0]
+
+
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 
 
@@ -249,6 +408,37 @@ class Sandbox:
     def active(self):
         return self.bwrap is not None
 
+    @property
+    def separate_uids(self):
+        """Without bubblewrap, as root: the submission, the judge and the
+        reference each run as a uid of this grade's own (UidSlot)."""
+        return self.bwrap is None and os.geteuid() == 0
+
+    @property
+    def mode(self):
+        """Which sandbox grades, in one word (results.json's
+        extra_data.sandbox_mode; grading/README.md says what each holds)."""
+        if self.active:
+            return "bubblewrap-privileged" if self.privileged else "bubblewrap"
+        return "fallback-uids" if self.separate_uids else "fallback-one-uid"
+
+    def ids(self, role=SUBMISSION):
+        """(uid, gid) that ROLE's commands run as, or None for the grader's own."""
+        if self.separate_uids:
+            return uid_slot().ids(role)
+        return None if self.uid is None else (self.uid, self.uid)
+
+    def trusted_gid(self):
+        """The group that may read the trusted builds in the cache (None: any
+        uid may, as bubblewrap mounts them only where they are needed)."""
+        return uid_slot().group if self.separate_uids else None
+
+    def end(self, role=SUBMISSION):
+        """Kill every process of ROLE's uid; how many were alive. Only where
+        the uids are this grade's own: with bubblewrap, the end of its pid
+        namespace already killed what a run started."""
+        return kill_uid(self.ids(role)[0]) if self.separate_uids else 0
+
     def describe(self):
         who = "uid %d" % self.uid if self.uid is not None else "the grader's own uid"
         filt = "seccomp" if seccomp.supported() else "no seccomp filter on %s" % os.uname().machine
@@ -257,16 +447,21 @@ class Sandbox:
                 "%s in its own user namespace" % who
             return ("sandbox: bubblewrap (%s, no capabilities, no_new_privs, %s, no network, own pid "
                     "namespace, system read-only, fresh HOME and /tmp, repo not mounted)" % (how, filt))
-        return "sandbox: bubblewrap unavailable (%s); resource limits only, as %s, %s" % (self.reason, who, filt)
+        if self.separate_uids:
+            who = ("the submission as uid %d, the judge as uid %d and the reference as uid %d (this grade's own, "
+                   "from %s)" % (self.ids(SUBMISSION)[0], self.ids(JUDGE)[0], self.ids(REFERENCE)[0], FALLBACK_UIDS))
+        return "sandbox: bubblewrap unavailable (%s); resource limits only, %s, %s" % (
+            self.reason, who if self.separate_uids else "all as " + who, filt)
 
-    def own(self, path):
-        """Make PATH (recursively) writable by the sandbox uid."""
-        if self.uid is None:
+    def own(self, path, role=SUBMISSION):
+        """Make PATH (recursively) ROLE's: writable by the uid it runs as."""
+        ids = self.ids(role)
+        if ids is None:
             return
         for base, dirs, files in os.walk(path):
-            os.lchown(base, self.uid, self.uid)
+            os.lchown(base, *ids)
             for name in dirs + files:
-                os.lchown(os.path.join(base, name), self.uid, self.uid)
+                os.lchown(os.path.join(base, name), *ids)
 
     def scratch(self):
         """A directory for fallback HOMEs (bwrap gives each run a tmpfs)."""
@@ -321,13 +516,15 @@ class Sandbox:
                     "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
         return cmd
 
-    def execute(self, argv, limits, ro=(), rw=(), cwd="/", env=None, cap=OUTPUT_CAP, profile="default"):
+    def execute(self, argv, limits, ro=(), rw=(), cwd="/", env=None, cap=OUTPUT_CAP, profile="default",
+                role=SUBMISSION):
         """Run ARGV to its end; never raises for anything the command does.
         PROFILE is the seccomp profile ("default", or "single": no threads
-        or processes)."""
-        return self.start(argv, limits, ro, rw, cwd, env, cap, profile).wait()
+        or processes); ROLE who runs it (SUBMISSION, JUDGE, REFERENCE)."""
+        return self.start(argv, limits, ro, rw, cwd, env, cap, profile, role).wait()
 
-    def start(self, argv, limits, ro=(), rw=(), cwd="/", env=None, cap=OUTPUT_CAP, profile="default"):
+    def start(self, argv, limits, ro=(), rw=(), cwd="/", env=None, cap=OUTPUT_CAP, profile="default",
+              role=SUBMISSION):
         """Start ARGV and return a Running (wait() gives the Outcome)."""
         env = dict(env or base_env())
         program = seccomp.program(profile)
@@ -343,17 +540,17 @@ class Sandbox:
                 seccomp_file.seek(0)
                 pass_fds = (seccomp_file.fileno(),)
             cmd = self._bwrap_argv(ro, rw, cwd, pass_fds[0] if pass_fds else None) + list(argv)
-            run_uid = None if self.privileged else self.uid
+            run_ids = None if self.privileged or self.uid is None else (self.uid, self.uid)
         else:
             # No tmpfs without bwrap: a fresh HOME and TMPDIR per run instead.
+            run_ids = self.ids(role)
             home = tempfile.mkdtemp(prefix="home-", dir=self.scratch())
             os.mkdir(os.path.join(home, "tmp"))
-            if self.uid is not None:
+            if run_ids is not None:
                 for d in (home, os.path.join(home, "tmp")):
-                    os.chown(d, self.uid, self.uid)
+                    os.chown(d, *run_ids)
             env["HOME"], env["TMPDIR"] = home, os.path.join(home, "tmp")
             cmd = list(argv)
-            run_uid = self.uid
         confined = self.active
 
         def child_setup():
@@ -363,10 +560,10 @@ class Sandbox:
                     resource.setrlimit(what, (value, value))
                 except (ValueError, OSError):
                     pass
-            if run_uid is not None:
+            if run_ids is not None:
                 os.setgroups([])
-                os.setgid(run_uid)
-                os.setuid(run_uid)
+                os.setgid(run_ids[1])
+                os.setuid(run_ids[0])
             if not confined:
                 _install_seccomp_here(program)
 

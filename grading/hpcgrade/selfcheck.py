@@ -198,6 +198,12 @@ def run(root, labs, opts, log=print, first_loss=False, parallel=1):
     own. Solutions are queued first."""
     sandbox = sb_mod.Sandbox(hide=pipeline.sandbox_hides(root))
     log(sandbox.describe())
+    if sandbox.separate_uids and parallel > 1:
+        # The uids of the fallback are one slot per process, and a grade's end
+        # kills every process of them: grades side by side would end each
+        # other's runs.
+        log("without bubblewrap: one grade at a time (--parallel %d ignored)" % parallel)
+        parallel = 1
     import copy
     mutant_opts = copy.copy(opts)
     mutant_opts.perf = mutant_opts.sanitize = False

@@ -139,16 +139,18 @@ def parse_done(line, k):
         raise TimingError("the driver's reply is not a list of numbers: %r" % line[:100]) from None
 
 
-def serve_once(ctx, binary, args, seeds, label, rep_timeout, series, rnd, memory, profile, ro):
-    """Start BINARY ARGS --serve, time one repetition per seed (the first
-    ones are warm-ups), add the timed ones to SERIES."""
-    run_dir = ctx.scratch_run_dir()
+def serve_once(ctx, binary, args, seeds, label, rep_timeout, series, rnd, memory, profile, ro, role):
+    """Start BINARY ARGS --serve as ROLE, time one repetition per seed (the
+    first ones are warm-ups), add the timed ones to SERIES. Afterwards no
+    process of ROLE's uid is left (no bubblewrap: the submission's could
+    otherwise slow or stop the reference's next run)."""
+    run_dir = ctx.scratch_run_dir(role)
     channel = Channel(run_dir)
-    ctx.sandbox.own(run_dir)
+    ctx.sandbox.own(run_dir, role)
     argv = ctx.mpi_prefix() + [binary] + list(args) + ["--serve", run_dir]
     limits = sb_mod.Limits(wall_s=max(5.0, ctx.deadline.remaining()), cpu_s=100000, data_bytes=memory)
     running = ctx.sandbox.start(argv, limits, ro=ro, rw=[run_dir], cwd=run_dir, env=sb_mod.base_env(),
-                                cap=64 * 1024, profile=profile)
+                                cap=64 * 1024, profile=profile, role=role)
     try:
         channel.open()
         line = channel.receive(running, min(180.0, max(1.0, ctx.deadline.remaining())))
@@ -173,6 +175,7 @@ def serve_once(ctx, binary, args, seeds, label, rep_timeout, series, rnd, memory
         raise TimingError(str(e)) from None
     finally:
         running.kill()
+        ctx.sandbox.end(role)
         channel.close()
         import shutil
         shutil.rmtree(run_dir, ignore_errors=True)
@@ -212,15 +215,16 @@ def measure(ctx, sub_binary, sub_ro, ref_binary, ref_ro):
     ref, sub = Series(), Series()
     for rnd in range(ctx.opts.rounds):
         seeds = [secrets.randbits(64) for _ in range(warmup + reps)]
-        order = [("ref", ref_binary, ref, ref_ro), ("sub", sub_binary, sub, sub_ro)]
+        order = [(sb_mod.REFERENCE, ref_binary, ref, ref_ro), (sb_mod.SUBMISSION, sub_binary, sub, sub_ro)]
         if rnd % 2:
             order.reverse()
         for who, binary, series, ro in order:
-            label = "the reference driver" if who == "ref" else "your driver"
+            label = "the reference driver" if who == sb_mod.REFERENCE else "your driver"
             # A repetition may take 20 times the reference's median before it
             # counts as hung (generous: the score is zero long before).
             rep_timeout = max(10.0, 20 * ref.median()) if ref.seconds else 300.0
-            serve_once(ctx, binary, bench["args"], seeds, label, rep_timeout, series, rnd, memory, profile, ro)
+            serve_once(ctx, binary, bench["args"], seeds, label, rep_timeout, series, rnd, memory, profile, ro,
+                       who)
     for key, want in ref.values.items():
         got = sub.values.get(key)
         if got is None or not same(got, want, check):

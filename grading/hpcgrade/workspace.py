@@ -21,6 +21,12 @@ and never mounted inside the sandbox):
             the visible tests (which mounts W/build) cannot read or start it,
             and a run of the hidden tests mounts W/hidden and nothing of W/build
   W/runs    one fresh directory per sandboxed run
+
+Each workspace belongs to the role that builds in it (sandbox.SUBMISSION,
+JUDGE or REFERENCE). Where those run as uids of their own (no bubblewrap),
+W is that uid's alone (mode 0700): the submission cannot read the judge's
+hidden tests or the reference's sources, nor write either while they
+build, and concurrent grades cannot read each other's.
 """
 import hashlib
 import os
@@ -28,16 +34,18 @@ import shutil
 import tempfile
 
 from .manifest import BUILD_DIRS, BUILD_FILES, STUDENT_DIR
+from .sandbox import SUBMISSION
 
 MAX_STUDENT_FILE = 1 << 20  # bytes; a lab's source file is far smaller
 MAX_LISTED = 20             # ignored files named in the report
 
 
 class Workspace:
-    def __init__(self, path, lab, sandbox=None):
+    def __init__(self, path, lab, sandbox=None, role=SUBMISSION):
         self.path = path
         self.lab = lab
         self.sandbox = sandbox
+        self.role = role
         self.src = os.path.join(path, "src")
         self.build = os.path.join(path, "build")
         self.hidden = os.path.join(path, "hidden")
@@ -68,7 +76,7 @@ class Workspace:
         d = tempfile.mkdtemp(prefix="run-", dir=self.runs)
         os.chmod(d, 0o755)
         if self.sandbox is not None:
-            self.sandbox.own(d)
+            self.sandbox.own(d, self.role)
         return d
 
     def remove(self):
@@ -79,12 +87,15 @@ def _ignore_junk(_dir, names):
     return [n for n in names if n in ("__pycache__", ".git")]
 
 
-def create(root, lab, sandbox=None, parent=None, hidden=False):
+def create(root, lab, sandbox=None, parent=None, hidden=False, role=SUBMISSION):
     """Copy the build inputs of LAB from the repo at ROOT into a new
-    workspace, readable by the sandbox's uid and writable where it builds."""
+    workspace, readable by ROLE's uid and writable where it builds."""
     path = tempfile.mkdtemp(prefix="hpcgrade-%s-" % lab, dir=parent)
-    os.chmod(path, 0o755)
-    ws = Workspace(path, lab, sandbox)
+    private = sandbox is not None and sandbox.separate_uids
+    os.chmod(path, 0o700 if private else 0o755)
+    if private:
+        os.chown(path, *sandbox.ids(role))
+    ws = Workspace(path, lab, sandbox, role)
     for d in (ws.src, ws.runs, os.path.join(ws.src, "labs"), os.path.join(ws.src, "grading")):
         os.makedirs(d, exist_ok=True)
     for f in BUILD_FILES:
@@ -96,9 +107,9 @@ def create(root, lab, sandbox=None, parent=None, hidden=False):
     if hidden:
         add_hidden(ws, root)
     if sandbox is not None:
-        sandbox.own(ws.src)
+        sandbox.own(ws.src, role)
         os.makedirs(ws.build, exist_ok=True)
-        sandbox.own(ws.build)
+        sandbox.own(ws.build, role)
     return ws
 
 
@@ -160,7 +171,7 @@ def install_student_files(ws, student_files, submission_dir):
         with open(dst, "wb") as fo:
             fo.write(data)
         if ws.sandbox is not None:
-            ws.sandbox.own(dst)
+            ws.sandbox.own(dst, ws.role)
     if missing:
         notes.append("missing from the submission (the starter's version is used): " + ", ".join(missing))
     if ignored:
@@ -176,7 +187,7 @@ def add_hidden(ws, root):
         return False
     shutil.copytree(src, ws.hidden_dir(), ignore=_ignore_junk)
     if ws.sandbox is not None:
-        ws.sandbox.own(os.path.join(ws.src, "grading", "hidden"))
+        ws.sandbox.own(os.path.join(ws.src, "grading", "hidden"), ws.role)
     return True
 
 

@@ -4,6 +4,7 @@ The gradebook must agree with grading each student alone, be resumable, and
 leave no process of any student alive -- with bubblewrap and without it.
 --no-perf everywhere: the totals compared must not depend on timing noise.
 """
+import json
 import os
 import secrets
 import shutil
@@ -178,8 +179,9 @@ class AClass(unittest.TestCase):
 
 
 class WithoutBubblewrap(unittest.TestCase):
-    """The grader's fallback (resource limits only) cannot hold a process
-    that leaves its session: the class run's reaper must."""
+    """The grader's fallback (resource limits only): a process that leaves
+    its session is killed with every process of the submission's uid when
+    its tests end (as root), or by the class run's reaper."""
 
     def test_detached_sleepers_are_killed(self):
         tmp = tempfile.mkdtemp(prefix="hpcgrade-class-")
@@ -193,8 +195,13 @@ class WithoutBubblewrap(unittest.TestCase):
             with open(os.path.join(gradebook.student_dir(out, SLEEPER), gradebook.LOG)) as f:
                 log = f.read()
             self.assertIn("resource limits only", log)
-            # The sleepers did outlive the grade (the fixture works), and were killed.
-            self.assertRegex(log, r"reaper: killed [1-9]\d* processes left running")
+            # The sleepers did outlive their run (the fixture works), and were killed.
+            if os.geteuid() == 0:
+                with open(gradebook.results_path(out, SLEEPER)) as f:
+                    self.assertRegex(json.load(f)["output"], r"[1-9]\d* process(es)? of the submission (was|were) "
+                                                             r"still running after its tests")
+            else:
+                self.assertRegex(log, r"reaper: killed [1-9]\d* processes left running")
             self.assertEqual(processes_with(marker), [])
             _, rows = read_gradebook(out)
             self.assertGreater(float(rows[SLEEPER]["total"]), 0)

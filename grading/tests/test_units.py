@@ -247,10 +247,10 @@ class TimingProtocolTest(unittest.TestCase):
             self.ws = workspace.Workspace(tmp, "x")
             self.warmup = 0
 
-        def scratch_run_dir(self):
+        def scratch_run_dir(self, role=sb_mod.SUBMISSION):
             d = tempfile.mkdtemp(dir=self.tmp)
             os.chmod(d, 0o755)
-            self.sandbox.own(d)
+            self.sandbox.own(d, role)
             return d
 
         def mpi_prefix(self):
@@ -699,7 +699,7 @@ class SandboxTest(unittest.TestCase):
                 o = sb.execute(["python3", "-c", probe], sb_mod.Limits(wall_s=10))
                 lines = dict(l.split(" ", 1) for l in o.output.strip().splitlines())
                 if os.geteuid() == 0:
-                    self.assertEqual(lines["uid"], str(sb.uid if mode == "fallback" or sb.privileged else 65534))
+                    self.assertEqual(lines["uid"], str(sb.ids()[0] if mode == "fallback" or sb.privileged else 65534))
                 for call in ("mount", "unshare", "open_by_handle_at", "ptrace", "process_vm_readv"):
                     self.assertEqual(lines[call], "True", (mode, call, o.output))
                 self.assertEqual(lines["caps"], "0000000000000000")
