@@ -82,15 +82,16 @@ class Builder:
         return self.sb.execute(argv, build_limits(wall_s), ro=[self.ws.src], rw=self.rw, cwd=self.ws.build,
                                env=self.env, cap=256 * 1024)
 
-    def configure(self, needs=None, hidden=False):
-        """meson setup for this lab only. NEEDS (the manifest's list) turns the
-        optional features the lab does not use off: probing nvcc, MPI and the
-        rest costs time and buys nothing."""
+    def configure(self, needs=None, hidden=False, labs=None):
+        """meson setup for this lab only (or for LABS, whose workspace holds
+        them all). NEEDS (the manifest's list) turns the optional features
+        the lab does not use off: probing nvcc, MPI and the rest costs time
+        and buys nothing. A lab's objects do not depend on either."""
         feats = []
         if needs is not None:
             wanted = set(needs) | ({"cuda"} if "cublas" in needs else set())
             feats = ["-D%s=%s" % (f, "auto" if f in wanted else "disabled") for f in FEATURES]
-        out = self._run(["meson", "setup", self.ws.build, self.ws.src, "-Dlabs=" + self.ws.lab,
+        out = self._run(["meson", "setup", self.ws.build, self.ws.src, "-Dlabs=" + ",".join(labs or [self.ws.lab]),
                          "-Dsolutions=disabled", "-Dhidden_tests=%s" % ("true" if hidden else "false"),
                          "-Dgrader_tests=false", "-Dgpu_arch=" + self.gpu_arch, "-Dbuildtype=release"] + feats)
         text = self._clean(out.output)

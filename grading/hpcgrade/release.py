@@ -18,11 +18,11 @@ Verification, all of which must pass (exit status 1 otherwise):
      holding MIN_LINES of them (or all, if fewer) fails the check, one shared
      line being coincidence;
   3. every lab builds from DIR's files alone, its driver and its visible
-     tests, each in a folder of its own, exactly as the grader builds it
-     (sandboxed, with the repository hidden, and no header read from
-     outside DIR or the system), and its visible tests run on the skeleton
-     score 0 (no test worth points passes); a Meson setup of DIR with a
-     student's default options configures every lab;
+     tests, as the grader builds it (sandboxed, with the repository hidden,
+     and no header read from outside DIR or the system), and its visible
+     tests run on the skeleton score 0 (no test worth points passes); a
+     Meson setup of DIR with a student's default options configures every
+     lab;
   4. the release README's two commands, run as written in DIR: the first
      (install, set up and build the first lab) exits 0, the second runs the
      first lab's tests and self-grades its skeleton: 0 points on tests,
@@ -50,6 +50,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from . import build, host, judging, manifest, workspace
@@ -405,37 +406,65 @@ def configure_all(c, dest, work):
 
 
 def build_labs(c, root, dest, work, labs, jobs):
-    """Build every lab's driver and visible tests from DEST's files, each in
-    a workspace of its own, as the grader builds a lab (build.Builder: in
-    the sandbox, the repository hidden, the grader's options and compiler
-    cache). Returns {lab: its tests binary} for the labs this host can
-    build, or None after a failure."""
+    """Build every lab's driver and visible tests from DEST's files as the
+    grader builds a lab (build.Builder: in the sandbox, the repository
+    hidden, the grader's options and compiler cache), in one workspace that
+    holds every lab: one Meson setup, one Ninja run (no core idles between
+    labs), a line as each lab's two programs are linked. Returns {lab: its
+    tests binary} for the labs this host can build, or None after a failure."""
     sandbox = sb_mod.Sandbox(True, hide=[root])
     arch = host.build_arch()
-    built = {}
-    print("  ... building every lab from the release (%s, %d jobs, GPU code for %s)"
-          % (sandbox.describe(), jobs, arch), flush=True)
-    for i, lab in enumerate(labs, 1):
-        t = time.monotonic()
-        m = manifest.load(dest, lab)
-        ws = workspace.create(dest, lab, sandbox, parent=work)
-        b = build.Builder(sandbox, ws, jobs, gpu_arch=arch)
-        r = b.configure(m["needs"])
-        if r.skipped:
-            print("  [--] [%d/%d] %s: not built on this host: %s" % (i, len(labs), lab, r.skipped), flush=True)
-            continue
-        if r.ok:
-            r = b.compile(["labs/" + lab, "labs/%s-tests" % lab])
-        bad = sorted({p for _, p in b.foreign_dependencies([root])}) if r.ok else []
-        what = "[%d/%d] %s: its driver and visible tests build from the release alone (%.0f s)" % (
-            i, len(labs), lab, time.monotonic() - t)
-        if bad:
-            what += ": it read files outside the release: " + ", ".join(bad[:5])
-        if not c.check(r.ok and not bad, what):
-            print(r.errors or r.output[-3000:])
-            return None
-        built[lab] = ws.binary("-tests")
-    return built
+    t = time.monotonic()
+    ws = workspace.create(dest, labs[0], sandbox, parent=work)
+    for lab in labs[1:]:
+        shutil.copytree(os.path.join(dest, "labs", lab), os.path.join(ws.src, "labs", lab))
+    sandbox.own(os.path.join(ws.src, "labs"))
+    b = build.Builder(sandbox, ws, jobs, gpu_arch=arch)
+    r = b.configure(labs=labs)
+    skipped = dict(re.findall(r"skipping lab (\S+): (.*)", r.output))
+    if not c.check(r.ok, "the grader's Meson setup of every lab in the release (%s, GPU code for %s; %.0f s)"
+                   % (sandbox.describe(), arch, time.monotonic() - t)):
+        print(r.errors or r.output[-3000:])
+        return None
+    for lab in labs:
+        if lab in skipped:
+            print("  [--] %s: not built on this host: %s" % (lab, skipped[lab]), flush=True)
+    todo = [lab for lab in labs if lab not in skipped]
+    t = time.monotonic()
+    done = {}
+    runner = threading.Thread(target=lambda: done.setdefault("r", b.compile(
+        [p for lab in todo for p in ("labs/" + lab, "labs/%s-tests" % lab)])))
+    runner.start()
+    waiting = list(todo)
+    while waiting:
+        runner.join(5)
+        linked = ninja_outputs(ws.build)
+        for lab in [lab for lab in waiting if {"labs/" + lab, "labs/%s-tests" % lab} <= linked]:
+            waiting.remove(lab)
+            print("  ... [%d/%d] %s: driver and visible tests built (%.0f s)"
+                  % (len(todo) - len(waiting), len(todo), lab, time.monotonic() - t), flush=True)
+        if not runner.is_alive():
+            break
+    runner.join()
+    r = done["r"]
+    if not c.check(r.ok, "every lab's driver and visible tests build from the release (%d labs, %.0f s)"
+                   % (len(todo), time.monotonic() - t)):
+        print(r.errors or r.output[-3000:])
+        return None
+    bad = sorted({p for _, p in b.foreign_dependencies([root])})
+    if not c.check(not bad, "the builds read nothing outside the release and the system%s"
+                   % (": " + ", ".join(bad[:5]) if bad else "")):
+        return None
+    return {lab: os.path.join(ws.build, "labs", lab + "-tests") for lab in todo}
+
+
+def ninja_outputs(build_dir):
+    """The outputs Ninja's log says it has made in BUILD_DIR so far."""
+    try:
+        with open(os.path.join(build_dir, ".ninja_log"), encoding="utf-8", errors="replace") as f:
+            return {line.split("\t")[3] for line in f if line.count("\t") >= 4}
+    except OSError:
+        return set()
 
 
 def run_skeleton_tests(dest, lab, binary):
