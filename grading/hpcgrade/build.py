@@ -108,8 +108,8 @@ class Builder:
             return BuildResult(False, out.output, "enabling the hidden tests failed (%s)" % out.describe())
         return BuildResult(True, out.output)
 
-    def compile(self, targets):
-        out = self._run(["ninja", "-C", self.ws.build, "-j", str(self.jobs)] + list(targets))
+    def compile(self, targets, wall_s=1200):
+        out = self._run(["ninja", "-C", self.ws.build, "-j", str(self.jobs)] + list(targets), wall_s)
         text = self._clean(out.output)
         if out.timed_out or out.signal is not None or out.monitor_lost:
             return BuildResult(False, text, "the build %s" % out.describe())

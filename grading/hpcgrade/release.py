@@ -294,8 +294,12 @@ def run_readme(c, dest, timeout=3600):
     lab = manifest.list_labs(dest)[0]
     for i, command in enumerate(commands, 1):
         t0 = time.monotonic()
-        p = subprocess.run(["bash", "-c", command], cwd=dest, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=timeout)
+        try:
+            p = subprocess.run(["bash", "-c", command], cwd=dest, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               timeout=timeout)
+        except subprocess.TimeoutExpired:
+            c.check(False, "README command %d ends within %d s" % (i, timeout))
+            return None
         out = p.stdout.decode("utf-8", "replace")
         seconds = time.monotonic() - t0
         if i == 1:
@@ -432,8 +436,10 @@ def build_labs(c, root, dest, work, labs, jobs):
     todo = [lab for lab in labs if lab not in skipped]
     t = time.monotonic()
     done = {}
+    # Every lab at once: far longer than a grade's build may take; the
+    # instructor's own code, so the limit only stops a hung compiler.
     runner = threading.Thread(target=lambda: done.setdefault("r", b.compile(
-        [p for lab in todo for p in ("labs/" + lab, "labs/%s-tests" % lab)])))
+        [p for lab in todo for p in ("labs/" + lab, "labs/%s-tests" % lab)], wall_s=6 * 3600)))
     runner.start()
     waiting = list(todo)
     while waiting:
@@ -507,8 +513,13 @@ def grade_in_release(dest, lab):
     tmp = tempfile.mkdtemp(prefix="hpc-release-grade-")
     try:
         out = os.path.join(tmp, "r.json")
-        p = subprocess.run([sys.executable, grade, lab, "--starter", "--quiet", "--jobs", "1", "--out", out],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=1800, cwd=tmp)
+        what = "%s: grading/grade --starter works in the release" % lab
+        try:
+            # Beyond the grade's own time limit (pipeline.DEFAULT_TIME_LIMIT).
+            p = subprocess.run([sys.executable, grade, lab, "--starter", "--quiet", "--jobs", "1", "--out", out],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=2400, cwd=tmp)
+        except subprocess.TimeoutExpired:
+            return [(False, what + ": it did not end in 2400 s", ""), refused(dest, lab)]
         try:
             with open(out) as f:
                 data = json.load(f)
@@ -520,8 +531,7 @@ def grade_in_release(dest, lab):
             ok = "hidden tests: not in this tree" in data["output"]
         if ok and m.get("benchmark") and not m["needs_gpu"]:
             ok = "self_speed" in data["extra_data"]
-        what = ("%s: grading/grade --starter works in the release (0 points, no hidden tests, no performance "
-                "score; %.0f s)" % (lab, time.monotonic() - t))
+        what += " (0 points, no hidden tests, no performance score; %.0f s)" % (time.monotonic() - t)
         return [(ok, what, "" if ok else p.stdout.decode("utf-8", "replace")[-2000:]), refused(dest, lab)]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
