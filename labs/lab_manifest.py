@@ -5,7 +5,10 @@ alike, so that no second list of labs, files or tests exists anywhere.
 
 A lab is:
   labs/NN-name/lab.json     title, needs, harness and driver sources, tests and
-                            their points, driver checks, benchmark, sanitizer
+                            their points, driver checks, driver runs on real and
+                            hostile files and their memory bounds (driver_files,
+                            driver_memory: labs/driver_files.py), benchmark,
+                            sanitizer
   labs/NN-name/student/     the files a student edits, and nothing else: every
                             file in it is a student file
   labs/NN-name/*            the harness: the interface, given code, the driver
@@ -138,12 +141,58 @@ def load(root, lab):
     data.setdefault("harness", [])
     data.setdefault("mpi_ranks", [])
     data.setdefault("driver_checks", [])
+    check_driver_files(data, where)
     data.setdefault("test_main", "mpi" if "mpi" in needs else "gtest")
     data["name"] = lab
     check_figures(data.setdefault("figures", []), where)
     data["needs"] = needs
     data["needs_gpu"] = bool(set(needs) & GPU_NEEDS)
     return data
+
+
+HIDDEN_VISIBILITIES = ("hidden", "after_due_date", "after_published")
+
+
+def check_driver_files(data, where):
+    """Validate "driver_files" and "driver_memory" (labs/driver_files.py says
+    what they mean and checks the file kinds); fills in defaults."""
+    runs = data.setdefault("driver_files", [])
+    bounds = data.setdefault("driver_memory", [])
+    if not isinstance(runs, list) or not isinstance(bounds, list):
+        raise ManifestError("%s: 'driver_files' and 'driver_memory' must be lists" % where)
+    for i, run in enumerate(runs + bounds):
+        at = "%s %s[%d]" % (where, "driver_files" if i < len(runs) else "driver_memory",
+                            i if i < len(runs) else i - len(runs))
+        if not isinstance(run, dict):
+            raise ManifestError("%s must be an object" % at)
+        _list_of_str(run, "args", at)
+        ranks = run.setdefault("ranks", 1)
+        if not isinstance(ranks, int) or isinstance(ranks, bool) or ranks < 1:
+            raise ManifestError("%s: ranks must be a whole number >= 1" % at)
+        if i < len(runs):
+            if set(run) - {"args", "files", "ranks", "expect", "facts"}:
+                raise ManifestError("%s: unknown keys %s" % (at, sorted(set(run) - {"args", "files", "ranks", "expect",
+                                                                                   "facts"})))
+            if not any("{file}" in a for a in run["args"]):
+                raise ManifestError("%s: args must name the file as {file}" % at)
+            if not _list_of_str(run, "files", at):
+                raise ManifestError("%s: files must list file kinds" % at)
+            if run.setdefault("expect", "pass") not in ("pass", "fail"):
+                raise ManifestError("%s: expect must be 'pass' or 'fail'" % at)
+            facts = run.setdefault("facts", {})
+            if not (isinstance(facts, dict) and all(isinstance(v, dict) and all(
+                    isinstance(f, str) and isinstance(x, str) for f, x in v.items()) for v in facts.values())):
+                raise ManifestError("%s: facts must map row names to {field: fact}" % at)
+        else:
+            if set(run) - {"name", "args", "file", "ranks", "max_mib"}:
+                raise ManifestError("%s: unknown keys %s" % (at, sorted(set(run) - {"name", "args", "file", "ranks",
+                                                                                   "max_mib"})))
+            if not isinstance(run.get("name"), str) or not run["name"] or "`" in run["name"]:
+                raise ManifestError("%s: name must be a label (no backquote)" % at)
+            if not isinstance(run.get("max_mib"), int) or run["max_mib"] < 1:
+                raise ManifestError("%s: max_mib must be a whole number of MiB >= 1" % at)
+            if ("file" in run) != any("{file}" in a for a in run["args"]):
+                raise ManifestError("%s: give file and name it in args as {file}, or neither" % at)
 
 
 def check_grading_fields(data):
@@ -189,6 +238,11 @@ def check_grading_fields(data):
                                     and ref.get("kind", "time") in ("time", "driver")):
             raise ManifestError('%s: benchmark.reference_vs_anchor must be {"ratio": r > 0, "host": "where"'
                                 '[, "kind": "time" or "driver"]}' % where)
+    # When Gradescope shows a student the hidden tests' items (its per-test
+    # "visibility"); the grader's default is after_published.
+    vis = data.get("tests", {}).get("hidden", {}).get("visibility")
+    if vis is not None and vis not in HIDDEN_VISIBILITIES:
+        raise ManifestError("%s: tests.hidden.visibility must be one of %s" % (where, ", ".join(HIDDEN_VISIBILITIES)))
     san = data.get("sanitizer")
     if san is not None:
         if not isinstance(san, dict):
@@ -494,6 +548,16 @@ def meson_lines(data):
         if any(a.strip() != a for a in check.get("args", [])):
             raise ManifestError("labs/%s/lab.json: driver_checks: arguments may not have edge spaces" % data["name"])
         lines.append(line("check", [expect] + check.get("args", [])))
+    # One test per run and file kind: its index, the kind, the ranks, and
+    # how the test is named (the arguments, the file shown as {kind}).
+    for i, run in enumerate(data["driver_files"]):
+        for kind in run["files"]:
+            label = " ".join(a.replace("{file}", "{%s}" % kind) for a in run["args"])
+            if run["expect"] == "fail":
+                label += " (refused)"
+            lines.append(line("file_run", [i, kind, run["ranks"], label]))
+    for i, run in enumerate(data["driver_memory"]):
+        lines.append(line("memory", [i, run["ranks"], run["name"]]))
     return lines
 
 

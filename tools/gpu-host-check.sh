@@ -3,7 +3,11 @@
 # hidden tests included), then the grader's self-check of the labs that need
 # a GPU (solution full marks, starter 0, every mutant caught), logging to
 # OUT_DIR. Which labs use MPI, and with how many ranks, comes from lab.json.
-#   usage: [LABS=06-reduction,...] [SELFCHECK=0] tools/gpu-host-check.sh [BUILD_DIR] [OUT_DIR] [GPU_ARCH]
+# Then every handout command, as written (tools/handout_commands.py --run
+# here,gpu-host,slow: CI runs none of them, as together they build every lab
+# again, twice), of LABS' handouts when LABS is set, of every document
+# otherwise; HANDOUTS=0 leaves them out.
+#   usage: [LABS=06-reduction,...] [SELFCHECK=0] [HANDOUTS=0] tools/gpu-host-check.sh [BUILD_DIR] [OUT_DIR] [GPU_ARCH]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build-gpu}
@@ -40,4 +44,12 @@ print(" ".join(l for l in manifest.list_labs(sys.argv[1])
   "$root/grading/selfcheck" $gpu_labs --jobs "$(nproc)" > "$out/selfcheck.log" 2>&1
   echo "selfcheck: exit $?"
   sed -n '/^lab /,$p' "$out/selfcheck.log"
+fi
+if [ "${HANDOUTS:-1}" != 0 ]; then
+  docs=()
+  for lab in ${LABS//,/ }; do docs+=("labs/$lab/README.md"); done
+  python3 "$root/tools/handout_commands.py" --run here,gpu-host,slow ${docs[@]:+--docs "${docs[@]}"} \
+    > "$out/handouts.log" 2>&1
+  echo "handout commands (here, gpu-host, slow): exit $?"
+  grep -E '^  (FAIL|TIME) |^[0-9]+ commands in' "$out/handouts.log"
 fi

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(ROOT, "labs"))
 sys.path.insert(0, os.path.join(ROOT, "grading"))
 
 import lab_manifest  # noqa: E402
-from hpcgrade import answers  # noqa: E402
+from hpcgrade import answers, pipeline, speed, timing  # noqa: E402
 from hpcgrade.report import fmt_points as fmt  # noqa: E402
 
 BEGIN = "<!-- grading:begin -->"
@@ -57,22 +57,26 @@ def bench_rows(lab, m):
                   "within a relative %g and an absolute %g" % (check.get("rel", 0), check.get("abs", 0)))
     full, floor = b.get("full_marks_ratio", 1.0), b.get("floor_ratio", 0.0)
     ranks = (" on %d MPI ranks" % b["mpi_ranks"]) if b.get("mpi_ranks") else ""
-    how = ("the grader's clock times the driver (`%s`%s) against the reference solution's, %d repetitions after "
-           "%d warm-ups, each on input drawn when its clock starts and checked against the reference's output (%s). "
-           "Score: the reference's median time over yours; full marks at %s or more, none at %s or less, linear "
-           "between. Timed only when every visible test passes."
-           % (" ".join(b["args"]), ranks, b.get("reps", 10), b.get("warmup", 2), check_text, fmt(full), fmt(floor)))
+    reps, warmup = timing.reps_and_warmup(b)
+    rounds = pipeline.DEFAULT_ROUNDS
+    how = ("the grader's clock times the driver (`%s`%s) against the reference solution's, in %d rounds that "
+           "alternate the two, each of %s then %d timed repetitions (%d timed in all), each repetition on input "
+           "drawn when its clock starts and checked against the reference's output (%s). Score: the reference's "
+           "median time over yours; full marks at %s or more, none at %s or less, linear between. Timed only when "
+           "every visible test worth points passes."
+           % (" ".join(b["args"]), ranks, rounds, plural(warmup, "warm-up"), reps, rounds * reps, check_text,
+              fmt(full), fmt(floor)))
     rows = [("speed of `%s`" % b["measure"], fmt(b.get("points", 0)), how)]
     ref = b.get("reference_vs_anchor") or {}
     if ref.get("kind") == "driver":
-        mine = ("shows the driver's own ratio of your `%s` to %s (it has no time of its own to compare with)"
-                % (b["measure"], b["anchor"]))
+        mine = ("shows the median of the driver's own ratios of your `%s` to %s (it has no time of its own to "
+                "compare with), and their range" % (b["measure"], b["anchor"]))
     else:
-        mine = ("shows your `%s` time as a multiple of %s's, which the driver times in the same run"
-                % (b["measure"], b["anchor"]))
+        mine = ("shows the median of your `%s` time as a multiple of %s's, which the driver times in the same "
+                "run, and the range of the %d" % (b["measure"], b["anchor"], speed.SELF_RUNS))
     notes = ["**Speed in your own self-grade.** A student release has no reference solution, so its grader "
-             "cannot score speed: the instructor's grader does. Your self-grade runs your driver once and %s."
-             % mine]
+             "cannot score speed: the instructor's grader does. Your self-grade runs your driver %d times and %s."
+             % (speed.SELF_RUNS, mine)]
     if ref.get("kind") == "driver":
         notes[0] += " The reference solution reached %s on %s." % (fmt3(ref["ratio"]), ref["host"])
     elif ref:
@@ -81,6 +85,18 @@ def bench_rows(lab, m):
                      % (b["measure"], fmt3(ref["ratio"]), b["anchor"], ref["host"], fmt(full),
                         fmt3(ref["ratio"] / full)))
     return rows, notes
+
+
+def plural(n, word):
+    return "%d %s%s" % (n, word, "" if n == 1 else "s")
+
+
+# The handout's commands are run as written (tools/handout_commands.py); a
+# whole grade is too slow for CI (the release README's self-grade of the
+# first lab, the same command, runs there), and a GPU lab's needs a GPU: the
+# marker says so, and tools/gpu-host-check.sh runs them.
+GPU_MARKER = "<!-- check: gpu-host; needs CUDA (nvcc) and an NVIDIA GPU -->"
+GRADE_MARKER = "<!-- check: slow; a whole grade builds, tests and times the lab: minutes on two cores -->"
 
 
 def section(root, lab):
@@ -112,7 +128,7 @@ def section(root, lab):
              "<!-- written by tools/handout_grading.py from lab.json and student/answers.md: edit those -->",
              "",
              "## How you are graded",
-             "",
+             "", GPU_MARKER if m["needs_gpu"] else GRADE_MARKER,
              "```sh",
              "grading/grade %s --submission labs/%s" % (number, lab),
              "```",

@@ -41,9 +41,33 @@ std::size_t parse_count(const std::string& text) {
     return static_cast<std::size_t>(value);
 }
 
+std::uint64_t parse_seed(const std::string& text) {
+    const std::string why = "'" + text + "' is not a seed: a whole number from 0 to 18446744073709551615";
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) throw std::invalid_argument(why);
+    std::uint64_t value = 0;
+    for (char c : text) {
+        const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
+        if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) throw std::invalid_argument(why);
+        value = value * 10 + digit;
+    }
+    return value;
+}
+
 void add_common(CLI::App& app, CommonOptions& o) {
     app.add_flag("--json", o.json, "print one JSON object per measurement instead of a table");
-    app.add_option("--seed", o.seed, "seed of the input data generator")->capture_default_str();
+    auto* seed = app.add_option_function<std::string>(
+        "--seed", [&o](const std::string& s) { o.seed = parse_seed(s); }, "seed of the input data generator");
+    seed->default_str(std::to_string(o.seed));
+    seed->check(CLI::Validator(
+        [](std::string& s) -> std::string {
+            try {
+                parse_seed(s);
+                return {};
+            } catch (const std::exception& e) {
+                return e.what();
+            }
+        },
+        "SEED"));
     app.add_option("--reps", o.reps, "timed repetitions; the median is reported")
         ->check(CLI::Range(1, 1000000))
         ->capture_default_str();

@@ -4,9 +4,11 @@
 // File DIR/<test>.r<rank>, all integers little-endian as the machine writes
 // them (recorder and judge run on the same host):
 //   "HPCLABR1"  u32 name length, name (the test's full name)
-//   per call:   'C' u32 label length, label  u8 outcome (0 returned, 1 threw)
+//   per call:   'C' u32 label length, label  u8 outcome (0 returned, 1 threw,
+//               2 refused: it left work running, see Recording::finish)
 //               [threw: u8 exception kind, u32 message length, message]
-//               u32 item count, per item: u64 length, bytes
+//               [refused: u32 message length, message (why, for the judge)]
+//               u32 item count (0 when refused), per item: u64 length, bytes
 //   at the end: 'E' u32 threads when the test started, u32 threads at its end
 // Nothing may follow 'E'. A file without 'E' comes from a run that ended
 // before its test finished.
@@ -25,6 +27,7 @@
 
 #include "hpclab/cli.hpp"
 #include "hpclab/not_implemented.hpp"
+#include "judged_settle.hpp"
 
 namespace hpclab {
 namespace judged {
@@ -38,6 +41,13 @@ constexpr std::size_t kMaxFileBytes = std::size_t(1) << 30;
 constexpr std::size_t kMaxLabelBytes = 4096;
 constexpr std::size_t kMaxMessageBytes = 1 << 16;
 constexpr std::size_t kMaxItems = 1 << 10;
+// How long a call's work may go on after it returned (threads parking, a
+// kernel finishing) before the call is refused; far above what a runtime's
+// pool takes to park (tens of microseconds to a few milliseconds).
+constexpr double kSettleSeconds = 2.0;
+// The recording process's exit status after a refused call (never read for
+// a score: the judge reads the refusal from the record).
+constexpr int kRefusedExit = 3;
 
 const char* env(const char* name) {
     const char* v = std::getenv(name);
@@ -155,7 +165,8 @@ public:
             CallRecord c;
             c.label = text(kMaxLabelBytes);
             c.outcome = u8();
-            if (c.outcome > 1) throw Malformed{"an unknown call outcome"};
+            if (c.outcome > 2) throw Malformed{"an unknown call outcome"};
+            if (c.outcome == 2) c.message = text(kMaxMessageBytes);
             if (c.outcome == 1) {
                 const auto k = u8();
                 if (k > static_cast<std::uint8_t>(ExceptionKind::cuda_error))
@@ -165,6 +176,7 @@ public:
             }
             const std::uint32_t n = u32();
             if (n > kMaxItems) throw Malformed{"too many outputs in one call"};
+            if (c.outcome == 2 && n != 0) throw Malformed{"a refused call with outputs"};
             for (std::uint32_t i = 0; i < n; ++i) {
                 const std::uint64_t len = u64();
                 if (len > s_.size() - p_) throw Malformed{"an output is cut short"};
@@ -277,6 +289,7 @@ class Listener : public ::testing::EmptyTestEventListener {
                 return;
             }
             st.threads_at_start = thread_count();
+            settle::test_starts();
             std::string header(kMagic, sizeof kMagic);
             put_pod(header, static_cast<std::uint32_t>(name.size()));
             header += name;
@@ -367,6 +380,7 @@ void install_listener() {
     static bool installed = false;
     if (installed) return;
     installed = true;
+    if (mode() == Mode::record) settle::adopt_orphans();
     ::testing::UnitTest::GetInstance()->listeners().Append(new Listener);
 }
 
@@ -380,6 +394,48 @@ std::string label(Site site) {
 }
 
 Recording::Recording(Site site) : site_(label(site)) {}
+
+const char* const Recording::kChangedAfterReturn =
+    "the call's outputs changed after it returned: work it left running (a thread, a child process or a GPU "
+    "kernel) still wrote them";
+
+bool Recording::quiet() { return settle::quiet(); }
+
+void Recording::settle() {
+    const std::string why = settle::wait(kSettleSeconds);
+    if (!why.empty()) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%g s", kSettleSeconds);
+        refuse(std::string("the call left work running after it returned: ") + seconds + " later, " + why);
+    }
+}
+
+void Recording::refuse(const std::string& why) {
+    {
+        std::lock_guard<std::mutex> lock(call_mutex());
+        auto& st = recording();
+        if (st.file) {
+            std::string rec = "C";
+            put_pod(rec, static_cast<std::uint32_t>(site_.size()));
+            rec += site_;
+            put_pod(rec, std::uint8_t{2});
+            const std::string message = why.substr(0, kMaxMessageBytes);
+            put_pod(rec, static_cast<std::uint32_t>(message.size()));
+            rec += message;
+            put_pod(rec, std::uint32_t{0});
+            std::fwrite(rec.data(), 1, rec.size(), st.file);
+            std::fflush(st.file);
+        }
+    }
+    std::fprintf(stderr,
+                 "hpclab::judged: call at %s refused: %s. A call must finish its work, and join or stop the threads, "
+                 "processes and kernels it starts, before it returns. The test ends here.\n",
+                 site_.c_str(), why.c_str());
+    std::fflush(stderr);
+    // The work it left may still run: end the whole process now, before it
+    // can do anything more (no exit handlers, no destructors).
+    std::_Exit(kRefusedExit);
+}
 
 void Recording::threw(std::exception_ptr e) {
     outcome_ = 1;
@@ -472,6 +528,7 @@ Replay::Replay(Site site, std::size_t returned_items, std::size_t thrown_items) 
         fail("the recording is out of step with the test: call " + std::to_string(record_ + 1) + " was made at " +
              c.label.substr(0, 200));
     }
+    if (c.outcome == 2) fail(c.message.substr(0, 1000));
     const std::size_t want = c.outcome == 1 ? thrown_items : returned_items;
     if (c.items.size() != want)
         fail("the recorded outputs are malformed: the call recorded the wrong number of values");

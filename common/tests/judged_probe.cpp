@@ -66,3 +66,14 @@ TEST(Probe, ManyCallsInALoop) {
     for (int i = 0; i < 1000; ++i) sum += HPCLAB_VALUE(probe::twice(i));
     EXPECT_EQ(sum, 999 * 1000);
 }
+
+// Two calls, so that work can be handed to a thread the first call left
+// parked (PROBE_LATE=pool_task). judged_roundtrip.py records it with each
+// PROBE_LATE mode.
+TEST(Probe, LateWork) {
+    for (int round = 0; round < 2; ++round) {
+        std::vector<double> v(100, -1.0);
+        HPCLAB_CALL([&] { probe::fill_squares_leaving_work(v); }, v);
+        for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], static_cast<double>(i * i)) << i;
+    }
+}

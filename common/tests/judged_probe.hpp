@@ -15,6 +15,10 @@ void fill_squares(std::vector<double>& v);
 void negate(double* p, std::size_t n);
 double must_be_positive(double x);
 void todo();
+// fill_squares, then (PROBE_LATE=mode) work left running after the return:
+// a thread or child process that rewrites v later, sleeps, waits... (see
+// judged_probe_student.cpp).
+void fill_squares_leaving_work(std::vector<double>& v);
 
 struct Summary {
     std::size_t count = 0;

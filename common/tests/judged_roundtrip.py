@@ -32,7 +32,7 @@ def file_for(test, rank=0):
     return test.replace("/", "%2F") + ".r%d" % rank
 
 
-class RoundTrip(unittest.TestCase):
+class ProbeCase(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="judged-")
         self.rec = os.path.join(self.tmp, "rec")
@@ -73,6 +73,8 @@ class RoundTrip(unittest.TestCase):
     def path(self, test):
         return os.path.join(self.rec, file_for(test))
 
+
+class RoundTrip(ProbeCase):
     def test_direct_run_passes(self):
         p = run({})
         self.assertEqual(p.returncode, 0, p.stdout.decode()[-2000:])
@@ -177,13 +179,87 @@ class RoundTrip(unittest.TestCase):
         self.assertNotEqual(results["Probe.Throws"], [])
 
 
+class LateWork(ProbeCase):
+    """A call that leaves work running after it returned (a thread, a pool's
+    thread given a task, a child process): the record is written once that
+    work has stopped; a call whose outputs changed after it returned, or
+    whose work still runs 2 s later, is refused, and the judge fails it."""
+    CHANGED = "the call's outputs changed after it returned"
+    LEFT = "the call left work running after it returned: 2 s later, "
+
+    def record_late(self, mode):
+        return run({"HPCLAB_JUDGE_RECORD": self.rec, "HPCLAB_SEED": "7", "PROBE_LATE": mode},
+                   ["--gtest_filter=Probe.LateWork"])
+
+    def check_refused(self, mode, why):
+        p = self.record_late(mode)
+        out = p.stdout.decode()
+        self.assertEqual(p.returncode, 3, out[-2000:])
+        self.assertIn("refused", out)
+        results, notes, _ = self.replay(seed="7")
+        failure = "".join(results["Probe.LateWork"])
+        self.assertIn(why, failure)
+        self.assertNotEqual(notes["Probe.LateWork"]["record"], "ok")
+        return failure
+
+    def test_a_rewrite_100_ms_after_the_return_is_seen(self):
+        self.check_refused("rewrite", self.CHANGED)
+
+    def test_an_output_finished_after_the_return_is_refused_too(self):
+        self.check_refused("finish", self.CHANGED)
+
+    def test_a_parked_pool_thread_given_a_late_task(self):
+        self.check_refused("pool_task", self.CHANGED)
+
+    def test_a_sleeping_thread(self):
+        self.check_refused("sleeper", self.LEFT + "a thread was still sleeping (nanosleep)")
+
+    def test_a_thread_in_a_timed_wait(self):
+        self.check_refused("timed_wait", self.LEFT + "a thread was still in a wait with a timeout")
+
+    def test_a_child_process(self):
+        self.check_refused("child", self.LEFT + "a child process (pid ")
+
+    def test_a_grandchild_that_left_the_process_group(self):
+        self.check_refused("orphan", self.LEFT + "a child process (pid ")
+
+    def test_a_call_that_throws_with_a_thread_left_sleeping(self):
+        self.check_refused("throw", self.LEFT + "a thread was still sleeping")
+
+    def test_threads_that_wait_for_ever_cost_nothing(self):
+        # As the pools of libgomp and oneTBB (futex) and Open MPI's progress
+        # threads (poll) wait between calls.
+        for mode in ("parked", "poll_forever", ""):
+            with self.subTest(mode=mode):
+                self.assertEqual(self.record_late(mode).returncode, 0)
+                results, notes, _ = self.replay(seed="7")
+                self.assertEqual(results["Probe.LateWork"], [])
+                self.assertEqual(notes["Probe.LateWork"]["record"], "ok")
+                self.assertEqual(notes["Probe.LateWork"]["calls_replayed"], 2)
+
+    def test_a_forged_refusal_with_outputs_is_malformed(self):
+        self.record_late("")
+        p = self.path("Probe.LateWork")
+        with open(p, "rb") as f:
+            data = bytearray(f.read())
+        # The first call's outcome byte follows its label: 0 (returned) ->
+        # 2 (refused) with an empty message, its output left in place.
+        label = data.index(b"judged_probe.cpp:")
+        outcome = data.index(b"\x00", label)
+        data[outcome:outcome + 1] = b"\x02" + struct.pack("<I", 0)
+        with open(p, "wb") as f:
+            f.write(data)
+        _, notes, _ = self.replay(seed="7")
+        self.assertEqual(notes["Probe.LateWork"]["record"], "malformed: a refused call with outputs")
+
+
 def main():
     global PROBE
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
     PROBE = os.path.abspath(sys.argv[1])
-    suite = unittest.defaultTestLoader.loadTestsFromTestCase(RoundTrip)
+    suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromTestCase(case) for case in (RoundTrip, LateWork))
     return 0 if unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful() else 1
 
 

@@ -28,6 +28,22 @@ TEST(ParseCount, RejectsBadInputWithAReason) {
     }
 }
 
+TEST(ParseSeed, WholeNumbersUpTo2To64Less1) {
+    EXPECT_EQ(hpclab::cli::parse_seed("0"), 0u);
+    EXPECT_EQ(hpclab::cli::parse_seed("20160101"), 20160101u);
+    EXPECT_EQ(hpclab::cli::parse_seed("0000000000000000000000042"), 42u);
+    EXPECT_EQ(hpclab::cli::parse_seed("18446744073709551615"), 18446744073709551615u);
+    for (const char* bad :
+         {"-1", "", "1.5", "1e6", "abc", "+3", " 7", "0x10", "18446744073709551616", "99999999999999999999"}) {
+        try {
+            hpclab::cli::parse_seed(bad);
+            ADD_FAILURE() << "accepted '" << bad << "'";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("not a seed"), std::string::npos) << e.what();
+        }
+    }
+}
+
 namespace {
 int run_parse(std::vector<std::string> args, std::size_t& n, hpclab::cli::CommonOptions& common) {
     CLI::App app("test", "prog");
@@ -64,6 +80,14 @@ TEST(Parse, BadArgumentsGiveExitTwoAndOneLine) {
     testing::internal::CaptureStderr();
     EXPECT_EQ(run_parse({"--bogus"}, n, common), 2);
     testing::internal::GetCapturedStderr();
+    // A negative seed is refused, not wrapped to 2^64 - 1.
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(run_parse({"--seed", "-1"}, n, common), 2);
+    err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("--seed"), std::string::npos) << err;
+    EXPECT_NE(err.find("not a seed"), std::string::npos) << err;
+    EXPECT_EQ(run_parse({"--seed", "42"}, n, common), -1);
+    EXPECT_EQ(common.seed, 42u);
 }
 
 TEST(RunMain, ExceptionsBecomeExitOneWithMessage) {

@@ -13,7 +13,10 @@ each heading. The grader scores none of it: each question becomes an item
 worth 0 points in results.json, whose output is the student's answer, so
 that a TA sees it next to the scores, and extra_data["written"] lists the
 questions with their points for whoever grades them (a TA on Gradescope's
-manual questions, or a class sheet).
+manual questions, or a class sheet). The output's first line, which the
+table shows, is the answer's state: no answers.md in the submission,
+unanswered, or answered (N words) with the answer's opening words, so
+that a student sees in the self-grade whether the file was found and read.
 """
 import re
 from dataclasses import dataclass
@@ -90,6 +93,28 @@ def merge(starter_text, submission_text):
     return questions
 
 
-def describe(q):
-    """The item's output: the question, then the answer as written."""
-    return "%s\n\nanswer: %s" % (q.prompt, q.answer if q.answered else "(none yet)")
+EXCERPT = 160
+
+
+def words(text):
+    return len(text.split())
+
+
+def state(q, file_found=True):
+    """Pure: one line: 'no answers.md in the submission', 'unanswered', or
+    'answered, 57 words: "The opening words ..."'."""
+    if not file_found:
+        return "no %s in the submission" % FILE
+    if not q.answered:
+        return "unanswered"
+    flat = " ".join(q.answer.split())
+    opening = flat if len(flat) <= EXCERPT else flat[:EXCERPT].rsplit(" ", 1)[0] + " ..."
+    n = words(q.answer)
+    return 'answered, %d word%s: "%s"' % (n, "" if n == 1 else "s", opening)
+
+
+def describe(q, file_found=True):
+    """The item's output: the answer's state, the question, then the answer
+    as written."""
+    return "%s\n\nquestion: %s\n\nanswer: %s" % (state(q, file_found), q.prompt,
+                                                 q.answer if q.answered else "(none yet)")

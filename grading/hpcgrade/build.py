@@ -104,6 +104,10 @@ class Builder:
 
     def enable_hidden(self):
         out = self._run(["meson", "configure", self.ws.build, "-Dhidden_tests=true"])
+        if out.ok:
+            # Regenerate now, so that the compiler's errors come alone (first
+            # in the report), not after Meson's account of the regeneration.
+            out = self._run(["ninja", "-C", self.ws.build, "build.ninja"])
         if not out.ok:
             return BuildResult(False, out.output, "enabling the hidden tests failed (%s)" % out.describe())
         return BuildResult(True, out.output)

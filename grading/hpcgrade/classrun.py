@@ -18,12 +18,16 @@ import sys
 import threading
 import time
 
-from . import cli, gradebook, manifest, pipeline, reaper, report
+from . import cli, gradebook, manifest, pipeline, preflight, reaper, report
 
 GRADING = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GRADE = os.path.join(GRADING, "grade")
 REAPER = os.path.abspath(reaper.__file__)
 DEFAULT_STUDENT_TIMEOUT = 1800.0
+# Grader errors in a row (not the students' fault) after which a class run
+# stops: the host is broken, and every further grade would fail the same way.
+STOP_AFTER_GRADER_ERRORS = 3
+GRADER_FAILED_EXIT = cli.NOT_GRADED_EXIT
 # The grade's own time limit is set this much below the hard wall limit, so
 # a slow grade normally stops itself and still reports what it finished.
 OWN_LIMIT_MARGIN_S = 60.0
@@ -40,13 +44,21 @@ their directory (and regrades one whose grade did not finish).
 With --collect nobody is graded: the gradebook is built from the
 results.json files already in DIR/students (a Slurm array's, say).
 
-Timing: with performance on (the default) concurrent grades slow each
-other's timed runs; use --parallel 1 for fair performance points, or
---no-perf when the speed is not graded.
+Timing: grades build, record and judge in parallel, but every timed phase
+holds its resource alone (a GPU for a GPU lab, the host's cores for a CPU
+lab: grading/hpcgrade/lease.py), so performance points are as fair as in a
+grade of its own; the intervals are logged in the cache's
+leases/intervals.jsonl. --no-perf when the speed is not graded.
+
+Before grading anyone it checks that the sandbox's user can run the tools
+a grade needs; it stops after %d grades in a row that the grader itself
+could not finish (results marked "not graded: grader error", never a 0),
+and says why in one line.
 
 Exit status: 0 when the class run finished (whatever the students' code
-did); 2 for a usage error.
-"""
+did); 2 for a usage error; 3 when it stopped because the grader cannot
+work on this host (no gradebook is written then).
+""" % STOP_AFTER_GRADER_ERRORS
 
 
 def parse_args(argv):
@@ -60,6 +72,8 @@ def parse_args(argv):
     p.add_argument("--jobs", type=cli.positive_int, default=None,
                    help="compile jobs and test processes per grade (default: the cores split between grades)")
     p.add_argument("--no-perf", action="store_true", help="do not time the drivers")
+    p.add_argument("--rounds", type=cli.positive_int, default=None,
+                   help="timing rounds per student (default: grading/grade's)")
     p.add_argument("--student-timeout", type=cli.positive_float, default=DEFAULT_STUDENT_TIMEOUT, metavar="S",
                    help="wall limit of one student's grade in seconds; past it, the grade and every process it "
                         "started are killed (default %(default)s)")
@@ -111,7 +125,7 @@ def up_to_date(lab, submission, results):
     if data is None:
         return False
     extra = data.get("extra_data", {})
-    if extra.get(gradebook.INCOMPLETE) or extra.get("lab") != lab:
+    if extra.get(gradebook.INCOMPLETE) or extra.get("lab") != lab or report.why_not_graded(data):
         return False
     return os.stat(results).st_mtime > newest_mtime(submission)
 
@@ -146,7 +160,7 @@ def grade_one(lab, roster, out, name, a, jobs):
     cmd = [sys.executable, REAPER, "--timeout", repr(a.student_timeout), "--",
            sys.executable, GRADE, lab, "--submission", os.path.join(roster, name), "--out", results,
            "--jobs", str(jobs)] + (["--time-limit", repr(own_limit)] if own_limit >= OWN_LIMIT_MARGIN_S else []) \
-        + (["--no-perf"] if a.no_perf else [])
+        + (["--no-perf"] if a.no_perf else []) + (["--rounds", str(a.rounds)] if a.rounds else [])
     t0 = time.time()
     with open(log, "wb") as f:
         # The reaper is a new session of its own: the class run's Ctrl-C
@@ -155,14 +169,19 @@ def grade_one(lab, roster, out, name, a, jobs):
                                start_new_session=True)
     seconds = time.time() - t0
     fresh = os.path.exists(results) and os.stat(results).st_mtime >= t0 - 1
+    data = gradebook.load_results(results)[0] if fresh else None
     if code == reaper.TIMED_OUT:
         why = "timed out after %g s (the grade and every process it started were killed)" % a.student_timeout
-    elif code != 0 or not fresh:
-        why = "the grader stopped (exit status %s) without results: see grade.log" % code
+        write_incomplete(results, lab, why, log)
+    elif data is not None and report.why_not_graded(data):
+        why = "%s: %s" % (gradebook.NOT_GRADED_NOTE, report.why_not_graded(data))
+    elif code != 0 or data is None:
+        # The grader died: no grade of the student's, not a 0.
+        why = "%s: the grader stopped (exit status %s) without results: see grade.log" % (
+            gradebook.NOT_GRADED_NOTE, code)
+        report.write_atomic(results, report.not_graded(why, [log_tail(log)], seconds, {"lab": lab}))
     else:
         why = ""
-    if why:
-        write_incomplete(results, lab, why, log)
     data, _ = gradebook.load_results(results)
     return name, seconds, data, why
 
@@ -215,16 +234,29 @@ def grade_class(lab, roster, out, students, a):
         if n not in todo:
             progress.finished(n, "up to date, skipped")
 
+    # Grader errors in a row, in the order grades finish; the reason that
+    # stopped the run.
+    state = {"in_a_row": 0, "stopped": None}
+    lock = threading.Lock()
+
     def one(name):
+        with lock:
+            if state["stopped"]:
+                return
         progress.started(name)
         name, seconds, data, why = grade_one(lab, roster, out, name, a, jobs)
-        text = why or "%s/%s" % (report.fmt_points(data["score"]),
-                                 report.fmt_points(data["extra_data"].get("max_score", 0)))
+        text = why or report.score_text(data)
         progress.finished(name, "%s in %.0f s" % (text, seconds), seconds)
+        with lock:
+            failed = data is None or bool(report.why_not_graded(data))
+            state["in_a_row"] = state["in_a_row"] + 1 if failed else 0
+            if state["in_a_row"] >= STOP_AFTER_GRADER_ERRORS and not state["stopped"]:
+                state["stopped"] = (report.why_not_graded(data) if data else "") or why
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=parallel) as pool:
         for f in [pool.submit(one, n) for n in todo]:
             f.result()
+    return state["stopped"]
 
 
 def main(argv=None):
@@ -237,15 +269,24 @@ def main(argv=None):
     roster, out = os.path.abspath(a.roster), os.path.abspath(a.out)
     t0 = time.monotonic()
     if not a.collect:
+        found = preflight.problems(manifest.load(manifest.repo_root(), lab))
+        if found:
+            print("grading/grade-class: error: %s; nobody was graded" % preflight.line(found), file=sys.stderr)
+            return GRADER_FAILED_EXIT
         # Orphans of a grade whose reaper was itself killed come here; what is
         # left below this process at the end is killed.
         reaper.become_subreaper()
         try:
-            grade_class(lab, roster, out, students, a)
+            stopped = grade_class(lab, roster, out, students, a)
         finally:
             left = reaper.kill_descendants()
             if left:
                 print("killed %d processes left running by the class run" % left, flush=True)
+        if stopped:
+            print("grading/grade-class: stopped: %d grades in a row ended in a grader error, not the students' "
+                  "fault (the last: %s); nobody else was graded and no gradebook was written: fix the grader "
+                  "and run again" % (STOP_AFTER_GRADER_ERRORS, stopped), file=sys.stderr, flush=True)
+            return GRADER_FAILED_EXIT
     summary = gradebook.collect(students, out, title="%s: %d students" % (lab, len(students)))
     print()
     print(gradebook.summary_text(summary, out))

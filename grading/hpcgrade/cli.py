@@ -5,7 +5,7 @@ import math
 import os
 import sys
 
-from . import manifest, pipeline, report
+from . import manifest, pipeline, preflight, report
 from . import sandbox as sb_mod
 
 USAGE_EPILOG = """\
@@ -29,8 +29,11 @@ Each grade draws a fresh random seed for its test data and timing inputs
 or to give every student of a class run the same data.
 
 Exit status: 0 whatever the submission does (its results are in FILE);
-2 for a usage error (unknown lab, missing directory, no solutions/ here).
+2 for a usage error (unknown lab, missing directory, no solutions/ here);
+3 when the grader itself failed (a tool the sandbox's user cannot run, an
+internal error): FILE then says NOT GRADED and why, and holds no score.
 """
+NOT_GRADED_EXIT = 3
 
 
 def positive_int(text):
@@ -77,6 +80,9 @@ def parse_args(argv):
     p.add_argument("--no-perf", action="store_true", help="do not time the driver")
     p.add_argument("--keep", action="store_true", help="keep the workspaces (debugging)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--hidden-visibility", choices=report.HIDDEN_VISIBILITIES, default=None,
+                   help="when Gradescope shows the hidden tests' items to the student (default: lab.json's "
+                        "tests.hidden.visibility, else %s)" % report.DEFAULT_HIDDEN_VISIBILITY)
     a = p.parse_args(argv)
     if a.all == bool(a.lab):
         p.error("give one LAB or --all")
@@ -93,7 +99,8 @@ def main(argv=None):
     root = manifest.repo_root()
     kind = "solution" if a.solution else "starter" if a.starter else "submission"
     opts = pipeline.Options(jobs=a.jobs, test_timeout=a.test_timeout, time_limit=a.time_limit,
-                            memory_gib=a.memory, rounds=a.rounds, keep=a.keep, perf=not a.no_perf, quiet=a.quiet)
+                            memory_gib=a.memory, rounds=a.rounds, keep=a.keep, perf=not a.no_perf, quiet=a.quiet,
+                            hidden_visibility=a.hidden_visibility)
     try:
         labs = manifest.list_labs(root) if a.all else [manifest.resolve_lab(root, a.lab)]
         if not labs:
@@ -109,17 +116,27 @@ def main(argv=None):
     except (pipeline.UsageError, manifest.ManifestError) as e:
         print("grading/grade: error: %s" % e, file=sys.stderr)
         return 2
-    sandbox = sb_mod.Sandbox(hide=[root])
+    found = []
+    for lab in labs:
+        found += [f for f in preflight.problems(manifest.load(root, lab)) if f not in found]
+    if found:
+        why = preflight.line(found)
+        print("grading/grade: error: %s" % why, file=sys.stderr)
+        report.write_atomic(a.out, report.not_graded(why, [], 0.0, {"lab": labs[0] if not a.all else "all",
+                                                                    "kind": kind}))
+        print("results: %s (not graded)" % os.path.abspath(a.out))
+        return NOT_GRADED_EXIT
+    sandbox = sb_mod.Sandbox(hide=pipeline.sandbox_hides(root))
     if not a.all:
         data = pipeline.grade_lab(root, labs[0], kind, submission, opts, sandbox)
         report.write_atomic(a.out, data)
         print(report.table(data, "%s (%s)" % (labs[0], kind)))
         print("\n".join(data["output"].splitlines()[:4]))
         print("results: %s" % os.path.abspath(a.out))
-        return 0
+        return NOT_GRADED_EXIT if report.why_not_graded(data) else 0
     rows = pipeline.grade_all(root, labs, kind, submission, opts, a.out, sandbox)
     print()
     print(report.scoreboard(rows))
     print("results: %s (each lab: %s)" % (os.path.abspath(a.out),
                                          pipeline.per_lab_path(os.path.abspath(a.out), "LAB")))
-    return 0
+    return NOT_GRADED_EXIT if any(r[1] is None for r in rows) else 0

@@ -10,8 +10,11 @@ writes it. collect() reads whatever of those exist and writes
   OUT/histogram.png   the totals as a histogram (python3-matplotlib)
 
 A roster student without a results.json gets a row with total 0 and the note
-"no result": nobody silently drops out of the class. Reading never trusts a
-file more than its schema: a results.json that does not parse counts as no
+"no result": nobody silently drops out of the class. A grade the grader
+itself could not finish (results marked not graded, see report.NOT_GRADED)
+gets a row with no total and the note "not graded: grader error": it is not
+the student's 0, and the summary leaves it out. Reading never trusts a file
+more than its schema: a results.json that does not parse counts as no
 result, with the reason in the notes.
 """
 import csv
@@ -59,9 +62,14 @@ def load_results(path):
         return None, "no result"
     except (OSError, ValueError) as e:
         return None, "unreadable result (%s)" % e
+    if isinstance(data, dict) and report.why_not_graded(data):
+        return data, ""
     if not isinstance(data, dict) or not isinstance(data.get("tests"), list) or "score" not in data:
         return None, "unreadable result (not a results.json)"
     return data, ""
+
+
+NOT_GRADED_NOTE = "not graded: grader error"
 
 
 def scored_tests(data):
@@ -93,6 +101,9 @@ def row_of(name, data, why):
     if data is None:
         return {"student": name, "total": 0.0, "max": None, "ratio": None, "notes": [why], "tests": {}}
     extra = data.get("extra_data", {})
+    if report.why_not_graded(data):
+        return {"student": name, "total": None, "max": None, "ratio": None, "not_graded": True, "tests": {},
+                "notes": ["%s (%s)" % (NOT_GRADED_NOTE, report.why_not_graded(data))]}
     tests = scored_tests(data)
     return {"student": name, "total": float(data["score"]), "max": extra.get("max_score"),
             "ratio": extra.get("timing", {}).get("ratio"), "notes": notes_of(data),
@@ -144,8 +155,8 @@ def write_csv(path, rows, columns, maximum):
         w.writerow(["student", "total", "max"] + columns + ["performance_ratio", "notes"])
         for r in rows:
             ratio = "" if r["ratio"] is None else "%.3f" % r["ratio"]
-            w.writerow([r["student"], report.fmt_points(r["total"]),
-                        report.fmt_points(r["max"] if r["max"] is not None else maximum or 0)]
+            total = "" if r["total"] is None else report.fmt_points(r["total"])  # not graded: no total
+            w.writerow([r["student"], total, report.fmt_points(r["max"] if r["max"] is not None else maximum or 0)]
                        + [report.fmt_points(r["tests"][c]) if c in r["tests"] else "" for c in columns]
                        + [ratio, "; ".join(r["notes"])])
     os.replace(tmp, path)
@@ -211,11 +222,12 @@ def collect(roster_students, out, title="class"):
     rows = [row_of(name, *load_results(results_path(out, name))) for name in roster_students]
     columns = columns_of(rows)
     maximum = class_max(rows)
-    totals = [r["total"] for r in rows]
+    totals = [r["total"] for r in rows if r["total"] is not None]
     os.makedirs(out, exist_ok=True)
     write_csv(os.path.join(out, CSV_NAME), rows, columns, maximum)
     summary = summarize(totals, maximum)
-    summary["no_result"] = sorted(r["student"] for r in rows if r["max"] is None)
+    summary["no_result"] = sorted(r["student"] for r in rows if r["max"] is None and not r.get("not_graded"))
+    summary["not_graded"] = sorted(r["student"] for r in rows if r.get("not_graded"))
     report.write_atomic(os.path.join(out, SUMMARY_NAME), summary)
     why = write_histogram(os.path.join(out, PNG_NAME), totals, maximum, title)
     return dict(summary, rows=rows, columns=columns, warnings=[why] if why else [])
@@ -224,19 +236,25 @@ def collect(roster_students, out, title="class"):
 def summary_text(summary, out):
     """The few lines printed at the end of a class run."""
     s = summary
-    if not s["count"]:
+    if not s["count"] and not s.get("not_graded"):
         return "no students"
     top = report.fmt_points(s["max_score"]) if s["max_score"] is not None else "?"
-    lines = ["%d students: mean %s, median %s, min %s, max %s (of %s)" % (
-        s["count"], report.fmt_points(s["mean"]), report.fmt_points(s["median"]), report.fmt_points(s["min"]),
-        report.fmt_points(s["max"]), top)]
-    peak = max(b["count"] for b in s["histogram"]) or 1
-    for b in s["histogram"]:
-        lines.append("  %6s-%-6s %3d %s" % (report.fmt_points(b["from"]), report.fmt_points(b["to"]), b["count"],
-                                            "#" * round(40 * b["count"] / peak)))
+    lines = []
+    if s["count"]:
+        lines.append("%d students: mean %s, median %s, min %s, max %s (of %s)" % (
+            s["count"], report.fmt_points(s["mean"]), report.fmt_points(s["median"]), report.fmt_points(s["min"]),
+            report.fmt_points(s["max"]), top))
+        peak = max(b["count"] for b in s["histogram"]) or 1
+        for b in s["histogram"]:
+            lines.append("  %6s-%-6s %3d %s" % (report.fmt_points(b["from"]), report.fmt_points(b["to"]),
+                                                b["count"], "#" * round(40 * b["count"] / peak)))
     if s["no_result"]:
         lines.append("no result for %d: %s" % (len(s["no_result"]), ", ".join(s["no_result"][:10])
                                                + (" ..." if len(s["no_result"]) > 10 else "")))
+    if s.get("not_graded"):
+        lines.append("not graded (grader error, not in the figures above; grade them again) for %d: %s"
+                     % (len(s["not_graded"]), ", ".join(s["not_graded"][:10])
+                        + (" ..." if len(s["not_graded"]) > 10 else "")))
     lines += s["warnings"]
     beside = SUMMARY_NAME + ("" if s["warnings"] else ", " + PNG_NAME)
     lines.append("gradebook: %s (%s beside it)" % (os.path.join(os.path.abspath(out), CSV_NAME), beside))

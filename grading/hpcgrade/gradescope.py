@@ -52,12 +52,16 @@ def wanted(rel, lab):
     return rel.startswith(tuple(prefixes)) and "/__pycache__/" not in rel
 
 
-def build(root, lab, zip_path, perf=True):
+def build(root, lab, zip_path, perf=True, hidden_visibility=None):
     """Write LAB's package to ZIP_PATH; returns the lines to print. PERF
-    False: the speed is not timed (a shared Gradescope machine is noisy)."""
+    False: the speed is not timed (a shared Gradescope machine is noisy).
+    HIDDEN_VISIBILITY: when Gradescope shows the hidden tests' items (None:
+    lab.json's choice, else the grader's default)."""
     m = manifest.check_grading_fields(manifest.load(root, lab))
     files = [rel for rel in release.tree_files(root) if wanted(rel, lab)]
     config = {"lab": lab, "needs_gpu": bool(m["needs_gpu"]), "perf": perf}
+    if hidden_visibility:
+        config["hidden_visibility"] = hidden_visibility
     tmp = zip_path + ".tmp"
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
         for name in ("setup.sh", "run_autograder"):
@@ -102,11 +106,17 @@ def hide_secrets(tree):
             os.chmod(path, 0o700)
 
 
-def failed_results(lab, why, output=""):
-    """results.json when the grader could not report (Gradescope shows this)."""
-    return {"score": 0.0, "execution_time": 0.0, "tests": [],
-            "output": "%s: the autograder failed: %s\n%s" % (lab, why, output[-4000:]),
-            "extra_data": {"lab": lab, "autograder_error": why}}
+def withhold(results, lab, why):
+    """The grader failed (WHY): no results.json at all. Gradescope then shows
+    "The autograder failed to execute correctly" and records no score (its
+    documented answer to a missing or invalid results.json), where a 0
+    would read as the student's; the instructor reads WHY in the
+    autograder's output (stdout, shown to instructors only) and reruns the
+    submission once the grader works. Returns run_autograder's status."""
+    if os.path.lexists(results):
+        os.remove(results)
+    print("%s: NOT GRADED, no results.json written (the grader failed, not the submission): %s" % (lab, why))
+    return 1
 
 
 def run_autograder(autograder):
@@ -125,7 +135,9 @@ def run_autograder(autograder):
     # Gradescope's containers are small: 2 jobs keep a grade within them.
     p = subprocess.run([sys.executable, os.path.join(tree, "grading", "grade"), lab, "--submission", submission,
                         "--out", out, "--jobs", os.environ.get("HPCGRADE_JOBS", "2")]
-                       + ([] if config.get("perf", True) else ["--no-perf"]),
+                       + ([] if config.get("perf", True) else ["--no-perf"])
+                       + (["--hidden-visibility", config["hidden_visibility"]] if config.get("hidden_visibility")
+                          else []),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     text = p.stdout.decode("utf-8", "replace")
     print(text)
@@ -133,7 +145,11 @@ def run_autograder(autograder):
         with open(out) as f:
             data = json.load(f)
     except (OSError, ValueError) as e:
-        data = failed_results(lab, "no results (exit status %d, %s)" % (p.returncode, e), text)
+        shutil.rmtree(work, ignore_errors=True)
+        return withhold(results, lab, "no results (exit status %d, %s)" % (p.returncode, e))
+    if report.why_not_graded(data):
+        shutil.rmtree(work, ignore_errors=True)
+        return withhold(results, lab, report.why_not_graded(data))
     if config.get("needs_gpu"):
         data["output"] = GPU_NOTE % lab + "\n" + data.get("output", "")
     report.write_atomic(results, data)
@@ -144,11 +160,21 @@ def run_autograder(autograder):
 
 
 def build_main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
+    argv = list(sys.argv[1:] if argv is None else argv)
     perf = "--no-perf" not in argv
     argv = [a for a in argv if a != "--no-perf"]
+    hidden_visibility = None
+    if "--hidden-visibility" in argv:
+        i = argv.index("--hidden-visibility")
+        hidden_visibility = argv[i + 1] if i + 1 < len(argv) else ""
+        del argv[i:i + 2]
+        if hidden_visibility not in report.HIDDEN_VISIBILITIES:
+            print("grading/gradescope/build: error: --hidden-visibility must be one of %s"
+                  % ", ".join(report.HIDDEN_VISIBILITIES), file=sys.stderr)
+            return 2
     if len(argv) != 2 or argv[0].startswith("-"):
-        print("usage: grading/gradescope/build LAB OUT.zip [--no-perf]", file=sys.stderr)
+        print("usage: grading/gradescope/build LAB OUT.zip [--no-perf] [--hidden-visibility %s]"
+              % "|".join(report.HIDDEN_VISIBILITIES), file=sys.stderr)
         return 2
     root = manifest.repo_root()
     try:
@@ -165,7 +191,7 @@ def build_main(argv=None):
         print("grading/gradescope/build: error: cannot write %s: %s" % (argv[1], why or "the name must end in .zip"),
               file=sys.stderr)
         return 2
-    print("\n".join(build(root, lab, os.path.abspath(argv[1]), perf)))
+    print("\n".join(build(root, lab, os.path.abspath(argv[1]), perf, hidden_visibility)))
     return 0
 
 

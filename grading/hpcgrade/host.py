@@ -25,6 +25,18 @@ def gpu_available():
     return bool(out and "GPU" in out)
 
 
+def gpu_count():
+    """How many CUDA GPUs this host has (0 without nvidia-smi). HPCGRADE_GPU=0
+    forces 0; HPCGRADE_GPUS=N forces N (tests)."""
+    forced = os.environ.get("HPCGRADE_GPUS")
+    if forced is not None and forced.isdigit():
+        return int(forced)
+    if not gpu_available():
+        return 0
+    out = _nvidia_smi(["-L"]) or ""
+    return sum(1 for line in out.splitlines() if line.startswith("GPU "))
+
+
 def gpu_arch(default="90"):
     """The first GPU's compute capability as Meson's gpu_arch wants it ('90')."""
     out = _nvidia_smi(["--query-gpu=compute_cap", "--format=csv,noheader"])

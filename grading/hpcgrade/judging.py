@@ -147,8 +147,9 @@ class Judging:
 
     # ---- record -----------------------------------------------------------
 
-    def record(self, item, binary, run):
-        """Run ITEM's test once in the submission's binary, recording."""
+    def record(self, item, binary, run, ro):
+        """Run ITEM's test once in the submission's BINARY, recording; RO: the
+        one tree it may read (its test set's build)."""
         ctx = self.ctx
         ws = ctx.ws
         run_dir = ws.new_run_dir()
@@ -157,8 +158,18 @@ class Judging:
         ctx.sandbox.own(rec)
         argv = run.prefix(ctx.mpirun) + [binary, "--gtest_filter=" + item.test, "--gtest_color=no"]
         timeout = min(ctx.opts.test_timeout, max(1.0, ctx.deadline.remaining()))
-        outcome = ctx.sandbox.execute(argv, test_limits(timeout, ctx.opts.memory_bytes), ro=[ws.build],
-                                      rw=[run_dir], cwd=run_dir, env=self.env({"HPCLAB_JUDGE_RECORD": rec}))
+        # OMP_WAIT_POLICY: OpenMP's threads park at once after a region,
+        # rather than spinning for milliseconds, which the recorder would wait
+        # out after every call (a recording is not timed).
+        env = {"HPCLAB_JUDGE_RECORD": rec, "OMP_WAIT_POLICY": "passive"}
+        if "cuda" in ctx.manifest["needs"]:
+            # The CUDA driver starts before the test, so that its threads are
+            # known as its own (common/src/judged_settle.cpp).
+            env["HPCLAB_JUDGE_CUDA"] = "1"
+        # Profile "record": no timers nor other ways to change a call's
+        # outputs after its record was written (seccomp.py).
+        outcome = ctx.sandbox.execute(argv, test_limits(timeout, ctx.opts.memory_bytes), ro=list(ro),
+                                      rw=[run_dir], cwd=run_dir, env=self.env(env), profile="record")
         self.record_outcomes[(item.test, run.np)] = outcome
         dest = self.record_dir(run, item.kind)
         for rank in range(run.ranks()):
@@ -229,18 +240,27 @@ class Judging:
 
     # ---- verdict ----------------------------------------------------------
 
-    def verdict(self, test, run, case, notes):
+    def verdict(self, test, run, case, notes, show_output=True):
         """The verdict of TEST for one rank count, from the judge's case, its
-        notes (by rank) and how the recording run ended."""
+        notes (by rank) and how the recording run ended. SHOW_OUTPUT False (a
+        hidden test): nothing the recording run printed goes into the
+        verdict. There the submission runs inside the hidden tests' binary
+        and could print it; its own output is not worth that risk."""
         rec = self.record_outcomes.get((test, run.np))
+
+        def printed(text):
+            return excerpt(text) if show_output else ""
         seconds = rec.wall_s if rec else 0.0
         where = run.label()
         if case is None:
             # An MPI judge ends its job when a record cannot be replayed; its
-            # notes say why.
-            failed = [n.get("record", "") for n in notes.values() if n.get("record", "").startswith("replay failed")]
+            # notes say why. A rank whose recording was stopped by another's
+            # end says less than the rank that ended it (a refused call).
+            failed = [n.get("record", "") for n in notes.values() if "judged call at " in n.get("record", "")]
+            failed.sort(key=lambda why: "the recording run ended before" in why)
             if failed:
-                return Verdict(FAILED, "failed: " + failed[0][len("replay failed: "):] + where, seconds=seconds)
+                why = failed[0][failed[0].index("judged call at "):]
+                return Verdict(FAILED, "failed: " + why + where, seconds=seconds)
             return Verdict(FAILED, "the judge could not finish this test" + where + judge_hint(rec), seconds=seconds)
         result = case.get("result")
         failures = [f.get("failure", "") if isinstance(f, dict) else str(f) for f in case.get("failures", [])]
@@ -252,7 +272,7 @@ class Judging:
         missing_ranks = [r for r in range(run.ranks()) if r not in notes]
         if rec is not None and (rec.timed_out or rec.signal is not None or rec.monitor_lost):
             reason = "the test " + rec.describe() + where
-            return Verdict(FAILED, reason, excerpt(rec.output), seconds)
+            return Verdict(FAILED, reason, printed(rec.output), seconds)
         if failures:
             text = "\n".join(failures)
             return Verdict(FAILED, failure_reason(text) + where, clip(tidy(text), 2000), seconds)
@@ -266,8 +286,8 @@ class Judging:
                    "incomplete": "the recording run ended before the test finished"}.get(status, "record " + status)
             tail = " (%s)" % rec.describe() if rec is not None and not rec.ok else ""
             return Verdict(FAILED, why + tail + where + ("" if run.ranks() == 1 else " on rank %d" % r),
-                           excerpt(rec.output if rec else ""), seconds)
-        v = Verdict(PASSED, "passed", excerpt(rec.output) if rec else "", seconds)
+                           printed(rec.output if rec else ""), seconds)
+        v = Verdict(PASSED, "passed", printed(rec.output) if rec else "", seconds)
         left = [n.get("threads_at_end", 0) - n.get("threads_at_start", 0) for n in notes.values()]
         if any(x > 0 for x in left):
             v.notes.append("%d more thread(s) were running when the test ended than when it began "

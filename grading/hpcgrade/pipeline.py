@@ -28,7 +28,7 @@ import tempfile
 import time
 import traceback
 
-from . import answers, build, host, judging, manifest, report, sanitize, scan, score, speed, timing, workspace
+from . import answers, build, host, judging, lease, manifest, report, sanitize, scan, score, speed, timing, workspace
 from . import sandbox as sb_mod
 
 DEFAULT_TEST_TIMEOUT = 20.0
@@ -54,7 +54,7 @@ def require_directory(path, what):
 class Options:
     def __init__(self, jobs=None, test_timeout=DEFAULT_TEST_TIMEOUT, time_limit=DEFAULT_TIME_LIMIT,
                  memory_gib=DEFAULT_MEMORY_GIB, rounds=DEFAULT_ROUNDS, keep=False, perf=True,
-                 use_bwrap=True, quiet=False, sanitize=True, first_loss=False):
+                 use_bwrap=True, quiet=False, sanitize=True, first_loss=False, hidden_visibility=None):
         self.jobs = jobs or max(1, min(4, os.cpu_count() or 1))
         self.test_timeout = test_timeout
         self.time_limit = time_limit
@@ -68,6 +68,9 @@ class Options:
         # The self-check's mutants: stop judging at the first test that
         # loses points (the mutant is caught; the rest would only cost time).
         self.first_loss = first_loss
+        # When a student sees the hidden tests' items (report.HIDDEN_VISIBILITIES);
+        # None: lab.json's tests.hidden.visibility, else the default.
+        self.hidden_visibility = hidden_visibility
 
 
 SEED_VARIABLE = "HPCGRADE_SEED"
@@ -107,6 +110,8 @@ class Grade:
         self.t0 = time.monotonic()
         self.deadline = Deadline(opts.time_limit)
         self.manifest = manifest.check_grading_fields(manifest.load(root, lab))
+        self.hidden_visibility = (opts.hidden_visibility or self.manifest["tests"]["hidden"].get("visibility")
+                                  or report.DEFAULT_HIDDEN_VISIBILITY)
         # Drawn now: the tests' data and the timing's inputs cannot be known
         # to the submission before it runs.
         self.seed = fixed_seed() or secrets.randbits(63)
@@ -203,21 +208,25 @@ def add_written_answers(g, src):
     starter = read_text(os.path.join(g.root, "labs", g.lab, manifest.STUDENT_DIR, answers.FILE))
     if starter is None:
         return
+    submitted = read_text(os.path.join(src, answers.FILE))
     try:
-        questions = answers.merge(starter, read_text(os.path.join(src, answers.FILE)))
+        questions = answers.merge(starter, submitted)
     except ValueError as e:
         raise RuntimeError("labs/%s/%s/%s: %s" % (g.lab, manifest.STUDENT_DIR, answers.FILE, e)) from None
+    found = submitted is not None
     for q in questions:
         item = score.Item("written Q%d (%s points, graded by a TA)" % (q.number, report.fmt_points(q.points)), 0,
                           score.WRITTEN)
-        item.set(0, "manual", answers.describe(q))
+        item.set(0, "manual", answers.describe(q, found))
         g.items.append(item)
     g.extra["written"] = [{"question": q.number, "points": q.points, "prompt": q.prompt, "answer": q.answer,
-                           "answered": q.answered} for q in questions]
+                           "answered": q.answered, "words": answers.words(q.answer) if q.answered else 0}
+                          for q in questions]
+    g.extra["written_file"] = found
     unanswered = [q for q in questions if not q.answered]
-    g.out.append("written answers (%s): %d of %d questions answered, %s points, graded by a TA"
-                 % (answers.FILE, len(questions) - len(unanswered), len(questions),
-                    report.fmt_points(sum(q.points for q in questions))))
+    g.out.append("written answers (%s): %s%d of %d questions answered, %s points, graded by a TA"
+                 % (answers.FILE, "" if found else "not in the submission: ", len(questions) - len(unanswered),
+                    len(questions), report.fmt_points(sum(q.points for q in questions))))
 
 
 def build_step(g):
@@ -246,9 +255,10 @@ def build_step(g):
     g.step("configuring")
     cfg = g.builder.configure(m["needs"])
     if not cfg.ok:
-        g.out.append(cfg.errors or cfg.skipped)
-        g.fail_rest("failed", "0: the build could not be configured (see the top of the report)")
-        return
+        # Meson reads no student file while it configures (they are sources
+        # of the build, all present): a failure here is the grader's host.
+        raise RuntimeError("configuring the submission's build failed (the judge's, from the same sources, "
+                           "did not): " + (cfg.errors or cfg.skipped or "")[-1500:])
     g.step("compiling the visible tests")
     vis = g.builder.compile([target + "-tests"])
     bad = g.builder.foreign_dependencies([g.root])
@@ -270,15 +280,19 @@ def build_step(g):
         leaked = [o for o, _ in build.check_deps(deps, g.ws.build, g.ws.path, [g.root])] + \
             [o for o, p in hidden_readers(deps) if "-hidden" not in o]
         workspace.remove_hidden(g.ws)
+        # Out of the build tree that the visible tests' runs mount, whatever
+        # happened: the binary, and the objects of a build that failed.
+        binary = workspace.set_aside_hidden(g.ws)
         if hid.ok and leaked:
             hid = build.BuildResult(False, hid.output, "the student's objects read the hidden tests")
-        if hid.ok:
-            g.digests[g.ws.binary("-hidden")] = build.file_digest(g.ws.binary("-hidden"))
+        if hid.ok and binary:
+            g.digests[binary] = build.file_digest(binary)
         else:
-            g.out.append("the hidden tests did not compile against the submission:\n" + hid.errors)
+            # The compiler quotes the hidden tests' lines: only in the hidden
+            # items, which the student sees when the instructor allows.
             for it in g.tests(score.HIDDEN):
                 it.set(0, "failed", "0: the hidden tests do not compile against your code "
-                                    "(does it keep the interface of the header?)")
+                                    "(does it keep the interface of the header?)\n" + (hid.errors or ""))
 
 
 def rubric_of_judge(g, hidden):
@@ -329,11 +343,22 @@ def record(g, todo=None):
             return
         if build.file_digest(binary) != g.digests.get(binary):
             raise RuntimeError("the test binary %s changed after it was built" % binary)
-        g.judging.record(it, binary, run)
+        # Each set's run mounts its own tree: the visible build, or W/hidden.
+        g.judging.record(it, binary, run, [g.ws.build] if it.kind == score.VISIBLE else [g.ws.hidden])
 
-    jobs = [(it, run) for it in todo for run in runs]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=g.opts.jobs) as pool:
-        list(pool.map(one, jobs))
+    # The visible tests all record before any hidden one starts, so that no
+    # run of one set overlaps a run of the other (not even through the load
+    # it puts on the machine); W/hidden is open only meanwhile.
+    for kind in (score.VISIBLE, score.HIDDEN):
+        jobs = [(it, run) for it in todo if it.kind == kind for run in runs]
+        if not jobs:
+            continue
+        workspace.open_hidden(g.ws, kind == score.HIDDEN)
+        try:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=g.opts.jobs) as pool:
+                list(pool.map(one, jobs))
+        finally:
+            workspace.open_hidden(g.ws, False)
 
 
 def judge(g, todo=None):
@@ -348,7 +373,7 @@ def judge(g, todo=None):
             results = g.judging.judge(g.judge_build, suffix, [it.test for it in items], run)
             for it in items:
                 case, notes = results[it.test]
-                v = g.judging.verdict(it.test, run, case, notes)
+                v = g.judging.verdict(it.test, run, case, notes, show_output=it.kind == score.VISIBLE)
                 prev = g.judged.get(it.test)
                 # Every rank count must pass; the first failure is the verdict.
                 if prev is None or prev.status == judging.PASSED:
@@ -371,8 +396,12 @@ def note_gpu_skips(g):
     skipped_gpu = [it for it in g.items if it.outcome == "needs_gpu"]
     if skipped_gpu:
         g.extra["needs_gpu"] = True
+    # The summary a student sees at once counts no hidden test (a judge's
+    # skip is a verdict); the hidden items say it themselves.
+    shown = [it for it in skipped_gpu if it.kind != score.HIDDEN]
+    if shown:
         g.out.append("this lab needs a GPU: %d tests (%g points) were not run on this host, which has none; "
-                     "grade on a GPU host" % (len(skipped_gpu), sum(i.max_score for i in skipped_gpu)))
+                     "grade on a GPU host" % (len(shown), sum(i.max_score for i in shown)))
 
 
 # Tests judged per round when the grade stops at the first loss.
@@ -403,16 +432,17 @@ def time_step(g):
     if item is None:
         return
     bench = m["benchmark"]
-    visible = [it for it in g.items if it.kind == score.VISIBLE and it.max_score > 0]
     if m["needs_gpu"] and not g.gpu:
         item.set(0, "needs_gpu", "needs a GPU: performance is measured on a GPU host")
         return
-    visible_pass = all(it.outcome == "passed" for it in visible)
+    # Only tests worth points open the gate (score.speed_gate says why).
+    visible_pass, failing = score.speed_gate(g.items)
     if not g.has_solutions:
         speed.self_grade(g, item, visible_pass)
         return
     if not visible_pass:
-        item.set(0, "failed", "not measured: performance counts only when every visible test passes")
+        item.set(0, "failed", "not measured: performance counts only when every visible test worth points "
+                              "passes (not: %s)" % ", ".join(failing[:3] + (["..."] if len(failing) > 3 else [])))
         return
     if not g.opts.perf:
         item.set(0, "not run", "not measured (--no-perf)")
@@ -439,7 +469,10 @@ def time_step(g):
     g.step("timing the reference and the submission, %d rounds" % g.opts.rounds)
     full, floor = float(bench.get("full_marks_ratio", 1.0)), float(bench.get("floor_ratio", 0.0))
     try:
-        result = timing.measure(g, g.ws.binary(), [g.ws.build], ref_bin, [ref.build])
+        # Builds, recordings and judging of other grades may run beside this
+        # one; the timed phase holds its resource alone (lease.py).
+        with lease.hold(lease.resource_for(m["needs_gpu"]), "%s %s" % (g.lab, g.kind)):
+            result = timing.measure(g, g.ws.binary(), [g.ws.build], ref_bin, [ref.build])
     except timing.TimingError as e:
         item.set(0, "failed", "not measured: %s" % e)
         return
@@ -462,7 +495,8 @@ def sanitize_step(g):
         g.san_item.set(0, "not run", "not run (the self-check does not count it for mutants)")
     elif g.san_item is not None:
         g.step("compute-sanitizer")
-        sanitize.run(g, g.manifest["sanitizer"], g.san_item, g.judged)
+        scored = {it.test for it in score.gates(g.items, score.VISIBLE)}
+        sanitize.run(g, g.manifest["sanitizer"], g.san_item, {t: v for t, v in g.judged.items() if t in scored})
 
 
 STEPS = (prepare, build_step, record_and_judge, time_step, sanitize_step)
@@ -471,22 +505,31 @@ STEPS = (prepare, build_step, record_and_judge, time_step, sanitize_step)
 def grade_lab(root, lab, kind, submission, opts, sandbox=None, log=print):
     """Grade one lab; return the results object (never raises for anything
     the submission does)."""
-    sandbox = sandbox or sb_mod.Sandbox(opts.use_bwrap, hide=[root])
+    sandbox = sandbox or sb_mod.Sandbox(opts.use_bwrap, hide=sandbox_hides(root))
     g = Grade(root, lab, kind, submission, opts, sandbox, log)
     try:
         for step in STEPS:
             if g.done:
                 break
             step(g)
-    except Exception:  # a grader bug: still write results, say so loudly
+    except Exception:  # a grader bug: results that are no grade, said loudly
         text = traceback.format_exc()
         sys.stderr.write(text)
         g.extra["internal_error"] = text.strip().splitlines()[-1]
         g.out.append("internal grader error (not the submission's fault): " + g.extra["internal_error"])
-        g.fail_rest("failed", "not graded: internal grader error")
+        return report.not_graded("internal grader error: " + g.extra["internal_error"], [o for o in g.out if o],
+                                 time.monotonic() - g.t0, g.extra)
     finally:
         g.cleanup()
-    return report.results(g.items, [o for o in g.out if o], time.monotonic() - g.t0, g.extra)
+    return report.results(g.items, [o for o in g.out if o], time.monotonic() - g.t0, g.extra,
+                          g.hidden_visibility)
+
+
+def sandbox_hides(root):
+    """What the sandbox covers should it lie in a mounted system directory:
+    the repository, and the grader's cache (the judge's build holds the
+    hidden tests' sources and binary)."""
+    return [root, build.cache_dir()]
 
 
 def grade_all(root, labs, kind, submission, opts, out_path, sandbox):
@@ -502,27 +545,34 @@ def grade_all(root, labs, kind, submission, opts, out_path, sandbox):
         t = time.monotonic()
         data = grade_lab(root, lab, kind, sub, opts, sandbox, log=None)
         report.write_atomic(per_lab_path(out_path, lab), data)
-        maximum = data["extra_data"]["max_score"]
+        maximum = data["extra_data"].get("max_score") or 0.0
         note = lab_note(data)
-        print("[%d/%d] %s: %s/%s (%.0f s)%s" % (i, len(labs), lab, report.fmt_points(data["score"]),
-                                              report.fmt_points(maximum), time.monotonic() - t,
-                                              ", " + note if note else ""), flush=True)
-        rows.append((lab, data["score"], maximum, note, report.points_not_run_here(data)))
-        for test in data["tests"]:
+        print("[%d/%d] %s: %s (%.0f s)%s" % (i, len(labs), lab, report.score_text(data), time.monotonic() - t,
+                                           ", " + note if note else ""), flush=True)
+        # A lab the grader failed has no score (None), never a 0.
+        rows.append((lab, None if report.why_not_graded(data) else data["score"], maximum, note,
+                     report.points_not_run_here(data)))
+        for test in data.get("tests", []):
             combined.append(dict(test, name="%s: %s" % (lab, test["name"])))
         outputs.append("== %s ==\n%s" % (lab, data["output"]))
-    all_data = {"score": round(sum(r[1] for r in rows), 4), "output": "\n\n".join(outputs),
-                "execution_time": round(time.monotonic() - t0, 3), "tests": combined,
-                "extra_data": {"labs": {r[0]: {"score": r[1], "max_score": r[2], "note": r[3]} for r in rows},
-                               "max_score": round(sum(r[2] for r in rows), 4)}}
+    extra = {"labs": {r[0]: {"score": r[1], "max_score": r[2], "note": r[3]} for r in rows},
+             "max_score": round(sum(r[2] for r in rows), 4)}
+    failed = [r[0] for r in rows if r[1] is None]
+    if failed:
+        all_data = report.not_graded("the grader failed on %s" % ", ".join(failed), outputs,
+                                     time.monotonic() - t0, extra, extra["max_score"])
+    else:
+        all_data = {"score": round(sum(r[1] for r in rows), 4), "output": "\n\n".join(outputs),
+                    "execution_time": round(time.monotonic() - t0, 3), "stdout_visibility": "hidden",
+                    "tests": combined, "extra_data": extra}
     report.write_atomic(out_path, all_data)
     return rows
 
 
 def lab_note(data):
     ex = data.get("extra_data", {})
-    if ex.get("internal_error"):
-        return "grader error"
+    if ex.get("internal_error") or report.why_not_graded(data):
+        return "not graded: grader error"
     if ex.get("needs_gpu"):
         return "needs a GPU for some parts"
     outcomes = list(ex.get("outcomes", {}).values())

@@ -53,17 +53,23 @@ import tempfile
 import threading
 import time
 
-from . import build, host, judging, manifest, workspace
+from . import build, host, judging, manifest, speed, workspace
 from . import sandbox as sb_mod
 
-EXCLUDED = ("solutions/", "grading/hidden/", "grading/mutants/", "grading/tests/fixtures/",
-            "grading/tests/test_fixtures.py", "grading/tests/test_tools.py")
+EXCLUDED = ("solutions/", "grading/hidden/", "grading/mutants/", "grading/tests/fixtures/")
 JUNK = ("build", "__pycache__", ".git", "results.json", ".gpu-deps")
 MIN_SECRET = 20
 MIN_LINES = 3
 
 
+# The grader's own tests stay with the instructor, but for the unit tests,
+# which need no solution, fixture or hidden test.
+KEPT_GRADER_TESTS = ("grading/tests/test_units.py",)
+
+
 def excluded(rel):
+    if rel.startswith("grading/tests/test_") and rel.endswith(".py") and rel not in KEPT_GRADER_TESTS:
+        return True
     return rel.startswith(EXCLUDED) or rel in [e.rstrip("/") for e in EXCLUDED]
 
 
@@ -257,18 +263,20 @@ name in place of `{lab}` (each handout gives the commands).
   graded, and what to expect. Edit only the files in its `student/` folder; every place to
   change is marked `TODO(student)`.
 - `student/answers.md` holds the lab's written questions: write your answers under them. A TA
-  grades them; the grader shows them next to your scores.
+  grades them; the self-grade shows, next to your scores, whether it found the file and, for
+  each question, whether it is answered, in how many words, and how the answer begins.
 - `grading/grade NN --submission labs/NN-name` is your self-grade: the visible tests (the
   instructor's grader adds hidden ones), and your speed against the library the driver compares
-  with, next to what the reference solution reached. Speed is scored only by the instructor's
-  grader, against the reference solution, which this release does not have.
+  with (the median of {runs} runs of your driver, with their range), next to what the reference
+  solution reached. Speed is scored only by the instructor's grader, against the reference
+  solution, which this release does not have.
 - The CUDA labs need NVIDIA's CUDA toolkit (`nvcc`) to build and a GPU to run; without one their
   GPU tests are skipped with the reason, and the grade says which points need a GPU.
 
 | lab | topic | needs |
 | --- | --- | --- |
 {rows}
-""".format(lab=first, number=number, rows="\n".join(rows))
+""".format(lab=first, number=number, rows="\n".join(rows), runs=speed.SELF_RUNS)
 
 
 def readme_commands(text):

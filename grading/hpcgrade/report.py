@@ -4,11 +4,25 @@ import json
 import os
 import tempfile
 
-VISIBILITY = {"hidden": "after_published"}
+from . import manifest
+
+# When a student sees a hidden test's item (Gradescope's per-test
+# "visibility"): never, after the due date, or when the instructor publishes
+# the grades (the default). While any item is not visible, Gradescope hides
+# the total too. Every other item is visible at once and depends on no
+# hidden test. The instructor chooses with lab.json's tests.hidden.visibility
+# or grading/grade --hidden-visibility.
+HIDDEN_VISIBILITIES = manifest.HIDDEN_VISIBILITIES
+DEFAULT_HIDDEN_VISIBILITY = "after_published"
+# Set in extra_data when the grader failed: the results then have no score
+# and no tests (Gradescope's schema needs one of them: such a file is not a
+# grade, and no 0 reads as the student's); the value says why.
+NOT_GRADED = "not_graded"
 
 
-def results(items, output_lines, execution_time, extra):
+def results(items, output_lines, execution_time, extra, hidden_visibility=DEFAULT_HIDDEN_VISIBILITY):
     """Pure: the Gradescope results object."""
+    assert hidden_visibility in HIDDEN_VISIBILITIES, hidden_visibility
     tests = []
     for it in items:
         test = {
@@ -17,7 +31,7 @@ def results(items, output_lines, execution_time, extra):
             "max_score": it.max_score,
             "status": it.status,
             "output": it.output,
-            "visibility": VISIBILITY.get(it.kind, "visible"),
+            "visibility": hidden_visibility if it.kind == "hidden" else "visible",
             "execution_time": round(it.execution_time, 3),
         }
         if test["status"] is None:  # a written answer: no verdict of ours
@@ -29,12 +43,33 @@ def results(items, output_lines, execution_time, extra):
         "score": score,
         "output": "\n".join(output_lines),
         "execution_time": round(execution_time, 3),
+        # The printed table names every hidden verdict: for the instructor
+        # only (Gradescope's default, said here so no setting changes it).
+        "stdout_visibility": "hidden",
         "tests": tests,
         "extra_data": dict(extra, max_score=maximum,
                            outcomes={it.name: it.outcome for it in items},
                            kinds={it.name: it.kind for it in items}),
     }
     return data
+
+
+def not_graded(why, output_lines, execution_time, extra, max_score=None):
+    """Pure: the results of a grade the grader could not finish (WHY, one
+    line: not the submission's fault). No score, no tests: nothing in it
+    reads as the student's 0 (see NOT_GRADED)."""
+    return {
+        "output": "\n".join(list(output_lines) + ["NOT GRADED: %s (the grader failed, not the submission; "
+                                                  "grade it again once the grader works)" % why]),
+        "execution_time": round(execution_time, 3),
+        "stdout_visibility": "hidden",
+        "extra_data": dict(extra, max_score=max_score, **{NOT_GRADED: why}),
+    }
+
+
+def why_not_graded(data):
+    """The reason DATA is not a grade (the grader failed), or ""."""
+    return str(data.get("extra_data", {}).get(NOT_GRADED) or "") if isinstance(data, dict) else ""
 
 
 def unwritable(path):
@@ -70,6 +105,13 @@ def write_atomic(path, data):
         raise
 
 
+def score_text(data):
+    """'12/86', or 'not graded' for results the grader could not finish."""
+    if why_not_graded(data):
+        return "not graded"
+    return "%s/%s" % (fmt_points(data["score"]), fmt_points(data.get("extra_data", {}).get("max_score") or 0))
+
+
 def fmt_points(x):
     """Points as people write them: 2, 2.5, 83.52."""
     return ("%.2f" % x).rstrip("0").rstrip(".")
@@ -82,7 +124,7 @@ NOT_RUN_HERE = ("needs_gpu", "needs")
 def points_not_run_here(data):
     """The points of DATA's items that this host could not run."""
     outcomes = data.get("extra_data", {}).get("outcomes", {})
-    return sum(t["max_score"] for t in data["tests"] if outcomes.get(t["name"]) in NOT_RUN_HERE)
+    return sum(t["max_score"] for t in data.get("tests", []) if outcomes.get(t["name"]) in NOT_RUN_HERE)
 
 
 def total_line(score, maximum, not_run, self_speed=None):
@@ -113,6 +155,8 @@ def table(data, title=""):
     name longer than the column stands on a line of its own, and a note
     wraps onto indented lines."""
     import textwrap
+    if why_not_graded(data):
+        return "\n".join(([title] if title else []) + ["NOT GRADED: " + why_not_graded(data)])
     outcomes = data.get("extra_data", {}).get("outcomes", {})
     rows = [(t["name"], "%s/%s" % (fmt_points(t["score"]), fmt_points(t["max_score"])),
              outcomes.get(t["name"], t.get("status", "")), (t["output"].splitlines() or [""])[0])
@@ -132,8 +176,10 @@ def table(data, title=""):
                                                        points_not_run_here(data), extra.get("self_speed"))))
     written = extra.get("written")
     if written:
-        lines.append("written answers: %d questions, %s points, graded by a TA (not in the total)"
-                     % (len(written), fmt_points(sum(q["points"] for q in written))))
+        lines.append("written answers: %d of %d questions answered%s, %s points, graded by a TA (not in the total)"
+                     % (sum(1 for q in written if q.get("answered")), len(written),
+                        "" if extra.get("written_file", True) else " (no answers.md in the submission)",
+                        fmt_points(sum(q["points"] for q in written))))
     return "\n".join(lines)
 
 
@@ -142,7 +188,11 @@ def scoreboard(rows):
     w = max([len(r[0]) for r in rows] + [3])
     lines = ["%-*s %12s  %s" % (w, "lab", "score", "note")]
     for lab, score, maximum, note, _ in rows:
-        lines.append("%-*s %12s  %s" % (w, lab, "%s/%s" % (fmt_points(score), fmt_points(maximum)), note))
+        shown = "not graded" if score is None else "%s/%s" % (fmt_points(score), fmt_points(maximum))
+        lines.append("%-*s %12s  %s" % (w, lab, shown, note))
+    if any(r[1] is None for r in rows):
+        lines.append("%-*s %12s  %s" % (w, "TOTAL", "not graded", "the grader failed on some labs"))
+        return "\n".join(lines)
     lines.append("%-*s %12s" % (w, "TOTAL", total_line(sum(r[1] for r in rows), sum(r[2] for r in rows),
                                                         sum(r[4] for r in rows))))
     return "\n".join(lines)

@@ -1,7 +1,10 @@
 """compute-sanitizer on a GPU lab's tests: its points need a clean run.
 
-The sanitizer runs the submission's test binary (recording, so the run is
-the same as the graded one) on the lab's chosen tests. The verdict comes
+The sanitizer runs the submission's test binary directly (as `meson test`
+does: the same calls as the graded recording, without its record, which
+nothing would read, and without the settle step of a recording, whose waits
+for a call's threads the sanitizer's own threads would upset) on the lab's
+chosen tests. The verdict comes
 from the sanitizer's own exit status (99 = errors found), from a process
 the submission's code runs inside of, and is paired with the trusted
 judge's verdicts: the points need no sanitizer error AND those tests passed
@@ -52,10 +55,7 @@ def run(ctx, cfg, item, judged):
 def run_one(ctx, tool, which, binary, gtest_filter, ro):
     """None when clean, else a one-paragraph reason with the first error."""
     run_dir = ctx.ws.new_run_dir()
-    rec = os.path.join(run_dir, "rec")
-    os.mkdir(rec)
-    ctx.sandbox.own(rec)
-    env = sb_mod.base_env({"GTEST_COLOR": "no", "HPCLAB_SEED": str(ctx.seed), "HPCLAB_JUDGE_RECORD": rec})
+    env = sb_mod.base_env({"GTEST_COLOR": "no", "HPCLAB_SEED": str(ctx.seed)})
     argv = [tool, "--tool", which, "--error-exitcode", "99", binary, "--gtest_filter=" + gtest_filter]
     timeout = min(10 * ctx.opts.test_timeout, max(1.0, ctx.deadline.remaining()))
     o = ctx.sandbox.execute(argv, test_limits(timeout, ctx.opts.memory_bytes), ro=[ctx.ws.build] + list(ro),

@@ -62,6 +62,22 @@ def rubric_unexpanded(manifest, include_hidden=True):
     return items
 
 
+def gates(items, kind=VISIBLE):
+    """Pure: the tests of KIND whose passing opens what depends on them (the
+    speed points, the sanitizer's): those worth points. A test worth 0 points
+    is one whose verdict rests on something the submission's process reports
+    about itself (lab.json and the test say why): it must not gate points
+    either way, or a lie that turns it green would unlock them."""
+    return [it for it in items if it.kind == kind and it.test and it.max_score > 0]
+
+
+def speed_gate(items):
+    """Pure: (open, the names of the gating visible tests that did not pass).
+    Speed is timed only when every visible test worth points passed."""
+    failing = [it.name for it in gates(items) if it.outcome != "passed"]
+    return not failing, failing
+
+
 def ratio_points(ratio, points, full_ratio, floor_ratio):
     """Full POINTS at RATIO >= FULL_RATIO, linear down to 0 at FLOOR_RATIO."""
     if ratio is None or ratio != ratio:  # None or NaN

@@ -7,12 +7,16 @@ For every lab present (or those named) it grades
   - the starter: 0 points;
   - every mutant in grading/mutants/LAB/*/ (mutant.patch, one planted bug
     as a patch against the solution; about.txt's first line says what the
-    bug is): it must lose points.
+    bug is): it must lose points. A mutant whose bug needs several GPUs to
+    show (mutant.json: {"min_gpus": 2}) is listed as not run on a host with
+    fewer.
 With --first-loss (CI) a mutant is judged only until its first lost point.
 Labs and mutants are found on disk, so new ones are picked up without
 changes here. Prints a table; exits 1 if any expectation breaks.
 """
 import argparse
+import concurrent.futures
+import json
 import os
 import shutil
 import subprocess
@@ -20,7 +24,7 @@ import sys
 import tempfile
 import time
 
-from . import cli, manifest, pipeline, report, score
+from . import cli, host, manifest, pipeline, report, score
 from . import sandbox as sb_mod
 
 
@@ -29,6 +33,19 @@ def mutant_dirs(root, lab):
     if not os.path.isdir(base):
         return []
     return sorted(os.path.join(base, d) for d in os.listdir(base) if os.path.isdir(os.path.join(base, d)))
+
+
+def min_gpus(path):
+    """The GPUs a mutant's bug needs to show (mutant.json's "min_gpus", default
+    0): a bug in splitting work over devices cannot show on one GPU."""
+    try:
+        with open(os.path.join(path, "mutant.json"), encoding="utf-8") as f:
+            value = json.load(f).get("min_gpus", 0)
+    except FileNotFoundError:
+        return 0
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise StaleMutant("%s/mutant.json: min_gpus must be a whole number" % path)
+    return value
 
 
 def about(path):
@@ -125,7 +142,7 @@ def judge_starter(data):
     return True, "0 as expected"
 
 
-def judge_mutant(data, full_max):
+def judge_mutant(data):
     if data["extra_data"].get("internal_error"):
         return False, "grader error: " + data["extra_data"]["internal_error"]
     excused = gpu_excused(data)
@@ -146,52 +163,71 @@ def judge_mutant(data, full_max):
     return False, "NOT caught: it loses no test points"
 
 
-def run(root, labs, opts, log=print, first_loss=False):
-    sandbox = sb_mod.Sandbox(hide=[root])
+def judge_case(root, lab, label, kind, mutant, opts, mutant_opts, sandbox, tmp):
+    """Grade one case of a lab's self-check; return its row (lab, label,
+    score, ok/FAIL, note) and whether it met its expectation."""
+    t = time.monotonic()
+    try:
+        sub = overlay(root, lab, mutant, tmp) if mutant else None
+        needed = min_gpus(mutant) if mutant else 0
+    except StaleMutant as e:
+        return (lab, label, "-", "FAIL", str(e)), False, time.monotonic() - t
+    if needed > 1 and host.gpu_count() < needed:
+        # Not run: on fewer GPUs its bug cannot show, so "not caught" would
+        # say nothing about the grader.
+        return (lab, label, "-", "ok", "%s: not run here: needs %d GPUs, this host has %d"
+                % (about(mutant), needed, host.gpu_count())), True, time.monotonic() - t
+    # A mutant is judged by its tests alone: timing and the sanitizer would
+    # only cost time.
+    data = pipeline.grade_lab(root, lab, kind, sub, mutant_opts if mutant else opts, sandbox, log=None)
+    if kind == "solution":
+        ok, note = judge_solution(data)
+    elif kind == "starter":
+        ok, note = judge_starter(data)
+    else:
+        ok, note = judge_mutant(data)
+        note = about(mutant) + ": " + note
+    row = (lab, label, report.score_text(data), "ok" if ok else "FAIL", note)
+    return row, ok, time.monotonic() - t
+
+
+def run(root, labs, opts, log=print, first_loss=False, parallel=1):
+    """Grades every case of every lab, PARALLEL at a time: builds, recordings
+    and judging share the host's cores; a solution's timed phase holds its
+    resource alone (lease.py), so its ratio is as fair as in a grade of its
+    own. Solutions are queued first."""
+    sandbox = sb_mod.Sandbox(hide=pipeline.sandbox_hides(root))
     log(sandbox.describe())
-    rows, ok_all = [], True
     import copy
     mutant_opts = copy.copy(opts)
     mutant_opts.perf = mutant_opts.sanitize = False
     mutant_opts.first_loss = first_loss
     tmp = tempfile.mkdtemp(prefix="hpcgrade-selfcheck-")
+    rows, ok_all = {lab: [] for lab in labs}, True
     try:
-        for lab in labs:
-            cases = [("solution", "solution", None), ("starter", "starter", None)]
-            cases += [("mutant " + os.path.basename(d), "submission", d) for d in mutant_dirs(root, lab)]
-            if len(cases) < 5:
-                rows.append((lab, "mutants", "-", "FAIL", "fewer than 3 mutants in grading/mutants/%s" % lab))
-                ok_all = False
-            full_max = None
-            for label, kind, mutant in cases:
-                t = time.monotonic()
-                try:
-                    sub = overlay(root, lab, mutant, tmp) if mutant else None
-                except StaleMutant as e:
-                    rows.append((lab, label, "-", "FAIL", str(e)))
-                    log("%-12s %-28s %9s  %-4s %s" % rows[-1])
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+            queued = []
+            for lab in labs:
+                queued.append((lab, pool.submit(judge_case, root, lab, "solution", "solution", None, opts,
+                                                mutant_opts, sandbox, tmp)))
+            for lab in labs:
+                mutants = mutant_dirs(root, lab)
+                if len(mutants) < 3:
+                    rows[lab].append((lab, "mutants", "-", "FAIL", "fewer than 3 mutants in grading/mutants/%s" % lab))
                     ok_all = False
-                    continue
-                # A mutant is judged by its tests alone: timing and the
-                # sanitizer would only cost time.
-                data = pipeline.grade_lab(root, lab, kind, sub, mutant_opts if mutant else opts, sandbox, log=None)
-                maximum = data["extra_data"]["max_score"]
-                if kind == "solution":
-                    ok, note = judge_solution(data)
-                    full_max = maximum
-                elif kind == "starter":
-                    ok, note = judge_starter(data)
-                else:
-                    ok, note = judge_mutant(data, full_max)
-                    note = about(mutant) + ": " + note
+                cases = [("starter", "starter", None)]
+                cases += [("mutant " + os.path.basename(d), "submission", d) for d in mutants]
+                for label, kind, mutant in cases:
+                    queued.append((lab, pool.submit(judge_case, root, lab, label, kind, mutant, opts, mutant_opts,
+                                                    sandbox, tmp)))
+            for lab, future in queued:
+                row, ok, seconds = future.result()
                 ok_all &= ok
-                row = (lab, label, "%s/%s" % (report.fmt_points(data["score"]), report.fmt_points(maximum)),
-                       "ok" if ok else "FAIL", note)
-                rows.append(row)
-                log("%-12s %-28s %9s  %-4s %s  (%.0f s)" % (row + (time.monotonic() - t,)))
+                rows[lab].append(row)
+                log("%-12s %-28s %9s  %-4s %s  (%.0f s)" % (row + (seconds,)))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return ok_all, rows
+    return ok_all, [r for lab in labs for r in rows[lab]]
 
 
 def main(argv=None):
@@ -202,6 +238,9 @@ def main(argv=None):
     p.add_argument("--rounds", type=cli.positive_int, default=pipeline.DEFAULT_ROUNDS)
     p.add_argument("--first-loss", action="store_true",
                    help="judge a mutant only until its first lost point (faster; CI uses it)")
+    p.add_argument("--parallel", type=cli.positive_int, default=1,
+                   help="grade this many cases at a time (each with --jobs cores); timed phases still run "
+                        "one at a time")
     a = p.parse_args(argv)
     root = manifest.repo_root()
     try:
@@ -214,7 +253,7 @@ def main(argv=None):
         return 2
     opts = pipeline.Options(jobs=a.jobs, test_timeout=a.test_timeout, rounds=a.rounds, quiet=True)
     print("self-check of the grader: %s" % ", ".join(labs))
-    ok, rows = run(root, labs, opts, first_loss=a.first_loss)
+    ok, rows = run(root, labs, opts, first_loss=a.first_loss, parallel=a.parallel)
     print()
     w = max(len(r[1]) for r in rows)
     print("%-12s %-*s %9s  %-4s %s" % ("lab", w, "graded", "score", "", "expectation"))

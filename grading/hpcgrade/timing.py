@@ -16,6 +16,7 @@ For a lab that needs no parallel feature the driver runs under the "single"
 seccomp profile: no thread or process can be started, so its wall time is
 the time of one core's work, and no work can be handed to a helper.
 """
+import math
 import os
 import select
 import statistics
@@ -28,6 +29,15 @@ from . import sandbox as sb_mod
 PARALLEL_NEEDS = {"openmp", "tbb", "mpi", "cuda", "cublas"}
 MAX_LINE = 4096
 MAX_VALUES = 64
+# A benchmark's repetitions per round when lab.json does not say, and how
+# many of the first ones are warm-ups (dropped).
+DEFAULT_REPS = 10
+DEFAULT_WARMUP = 2
+
+
+def reps_and_warmup(bench):
+    """Pure: (timed repetitions, warm-ups) of each round of lab.json's BENCH."""
+    return int(bench.get("reps", DEFAULT_REPS)), int(bench.get("warmup", DEFAULT_WARMUP))
 
 
 def profile_for(needs):
@@ -176,13 +186,17 @@ def ended(running, line):
 
 
 def same(values_sub, values_ref, check):
-    """Pure: do a repetition's values agree with the reference's?"""
+    """Pure: do a repetition's values agree with the reference's? "exact":
+    the same bits. A tolerance: the same bits, or both finite and within it;
+    so NaN matches only NaN and an infinity only itself (an infinite
+    reference would otherwise accept anything: inf <= inf)."""
     if len(values_sub) != len(values_ref):
         return False
     if check == "exact":
         return all(a.hex() == b.hex() for a, b in zip(values_sub, values_ref))
     rel, absolute = float(check.get("rel", 0)), float(check.get("abs", 0))
-    return all(abs(a - b) <= absolute + rel * abs(b) for a, b in zip(values_sub, values_ref))
+    return all(a.hex() == b.hex() or (math.isfinite(a) and math.isfinite(b) and abs(a - b) <= absolute + rel * abs(b))
+               for a, b in zip(values_sub, values_ref))
 
 
 def measure(ctx, sub_binary, sub_ro, ref_binary, ref_ro):
@@ -190,7 +204,7 @@ def measure(ctx, sub_binary, sub_ro, ref_binary, ref_ro):
     raises TimingError with a sentence for the report."""
     import secrets
     bench = ctx.manifest["benchmark"]
-    reps, warmup = int(bench.get("reps", 10)), int(bench.get("warmup", 2))
+    reps, warmup = reps_and_warmup(bench)
     ctx.warmup = warmup
     check = bench.get("check", "exact")
     memory = max(ctx.opts.memory_bytes, int(bench.get("memory_gib", 0) * sb_mod.GiB))

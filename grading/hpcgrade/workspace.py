@@ -16,6 +16,10 @@ and never mounted inside the sandbox):
             grading/hidden/LAB/ (judge: always; submission: only while the
             hidden tests compile)
   W/build   the Meson build directory
+  W/hidden  the submission's hidden test binary, alone: moved out of W/build
+            the moment it is linked, its objects deleted, so that a run of
+            the visible tests (which mounts W/build) cannot read or start it,
+            and a run of the hidden tests mounts W/hidden and nothing of W/build
   W/runs    one fresh directory per sandboxed run
 """
 import hashlib
@@ -36,6 +40,7 @@ class Workspace:
         self.sandbox = sandbox
         self.src = os.path.join(path, "src")
         self.build = os.path.join(path, "build")
+        self.hidden = os.path.join(path, "hidden")
         self.runs = os.path.join(path, "runs")
 
     def lab_dir(self):
@@ -48,7 +53,14 @@ class Workspace:
         return os.path.join(self.src, "grading", "hidden", self.lab)
 
     def binary(self, suffix=""):
-        """labs/LAB<suffix> in the build: '' the driver, '-tests', '-hidden'."""
+        """labs/LAB<suffix> in the build: '' the driver, '-tests'; '-hidden'
+        is in W/hidden once set_aside_hidden moved it there."""
+        if suffix == "-hidden":
+            return os.path.join(self.hidden, self.lab + suffix)
+        return self.built(suffix)
+
+    def built(self, suffix=""):
+        """Where Ninja writes labs/LAB<suffix>."""
         return os.path.join(self.build, "labs", self.lab + suffix)
 
     def new_run_dir(self):
@@ -170,3 +182,34 @@ def add_hidden(ws, root):
 
 def remove_hidden(ws):
     shutil.rmtree(os.path.join(ws.src, "grading", "hidden"), ignore_errors=True)
+
+
+def set_aside_hidden(ws):
+    """Take every artefact of the hidden tests out of the build tree that
+    the visible tests' runs mount: the binary goes to W/hidden (alone, for
+    the hidden tests' runs; the grader's, when it is root), its objects are
+    deleted (also those of a build that failed half-way). Returns the
+    binary's new path, or None when none was linked. What stays in the build
+    names the hidden sources' files (build.ninja, Ninja's logs), names that
+    lab.json lists anyway. W/hidden stays closed (0700) but while the hidden
+    tests record (open_hidden): without bubblewrap, where every run sees the
+    file system, a visible test's run then cannot reach it either."""
+    shutil.rmtree(ws.built("-hidden") + ".p", ignore_errors=True)
+    built = ws.built("-hidden")
+    if not os.path.isfile(built):
+        if os.path.lexists(built):
+            os.remove(built)
+        return None
+    os.makedirs(ws.hidden, exist_ok=True)
+    os.chmod(ws.hidden, 0o700)
+    os.replace(built, ws.binary("-hidden"))
+    if os.geteuid() == 0:
+        os.chown(ws.binary("-hidden"), 0, 0)
+    os.chmod(ws.binary("-hidden"), 0o755)
+    return ws.binary("-hidden")
+
+
+def open_hidden(ws, is_open):
+    """Let the sandbox's uid reach W/hidden (only while hidden tests record)."""
+    if os.path.isdir(ws.hidden):
+        os.chmod(ws.hidden, 0o755 if is_open else 0o700)

@@ -81,11 +81,11 @@ def grade(args, env_extra=None, timeout=900):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def grade_fixture(lab, name, extra_args=(), env_extra=None):
+def grade_fixture(lab, name, extra_args=(), env_extra=None, timeout=900):
     tmp = tempfile.mkdtemp(prefix="hpcgrade-fixture-")
     try:
         d = fixture_copy(lab, name, tmp)
-        return grade([lab, "--submission", d, "--quiet"] + list(extra_args), env_extra)
+        return grade([lab, "--submission", d, "--quiet"] + list(extra_args), env_extra, timeout)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -86,7 +86,8 @@ class HonestFixtures(FixtureCase):
         self.assertEqual(len(lost), 10)
         self.assert_lost_exactly(data, lost, "failed")
         self.assertEqual(data["score"], TESTS_MAX - 7 - 7)
-        self.assertIn("performance counts only when every visible test passes", by_name(data)[PERF]["output"])
+        self.assertIn("performance counts only when every visible test worth points passes",
+                      by_name(data)[PERF]["output"])
 
     def test_compile_error(self):
         data = self.grade("compile_error")

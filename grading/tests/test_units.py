@@ -81,6 +81,16 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(v.status, judging.FAILED)
         self.assertIn("the recording made fewer calls", v.reason)
 
+    def test_an_mpi_judge_names_the_refused_call_before_a_stopped_rank(self):
+        # Rank 1's call was refused and ended the job; rank 0's recording
+        # stopped in the same call (issue 38, class 4).
+        notes = {0: {"record": "incomplete: judged call at t.cpp:9: the recording run ended before this call "
+                               "returned (it crashed, exited or timed out)"},
+                 1: {"record": "incomplete: judged call at t.cpp:9: the call's outputs changed after it returned"}}
+        v = self.verdict(None, notes=notes, run=judging.Run("2"))
+        self.assertEqual(v.status, judging.FAILED)
+        self.assertIn("judged call at t.cpp:9: the call's outputs changed after it returned", v.reason)
+
     def test_every_rank_needs_its_record(self):
         run = judging.Run("3")
         notes = {0: {"record": "ok"}, 1: {"record": "ok"}}
@@ -290,6 +300,12 @@ class TimingProtocolTest(unittest.TestCase):
         self.assertFalse(timing.same([1.0, 2.0 + 1e-15], [1.0, 2.0], "exact"))
         self.assertTrue(timing.same([1.0 + 1e-9], [1.0], {"rel": 1e-6}))
         self.assertFalse(timing.same([1.0], [1.0, 2.0], {"rel": 1}))
+        nan, inf = float("nan"), float("inf")
+        self.assertFalse(timing.same([nan], [1.0], {"rel": 1e9, "abs": 1e9}))
+        self.assertFalse(timing.same([1.0], [inf], {"rel": 1e-3}))
+        self.assertFalse(timing.same([inf], [-inf], {"rel": 1}))
+        self.assertTrue(timing.same([inf, nan, -0.0], [inf, nan, 0.0], {"rel": 0}))
+        self.assertFalse(timing.same([-0.0], [0.0], "exact"))
         self.assertEqual(timing.profile_for([]), "single")
         self.assertEqual(timing.profile_for(["openmp"]), "default")
 
@@ -410,6 +426,21 @@ class WrittenAnswersTest(unittest.TestCase):
         self.assertFalse(qs[1].answered)
         self.assertEqual([q.answer for q in answers.merge(self.STARTER, None)], ["", ""])
 
+    def test_each_answer_says_its_state(self):
+        qs = answers.merge(self.STARTER, "## Q1 x\n" + "word " * 60 + "\n## Q2 y\n(your answer)\n")
+        first = answers.state(qs[0])
+        self.assertTrue(first.startswith('answered, 60 words: "word word'), first)
+        self.assertTrue(first.endswith(' ..."') and len(first) < answers.EXCERPT + 40, first)
+        self.assertEqual(answers.state(qs[1]), "unanswered")
+        missing = answers.merge(self.STARTER, None)
+        self.assertEqual(answers.state(missing[0], file_found=False), "no answers.md in the submission")
+        self.assertEqual(answers.state(answers.merge(self.STARTER, "## Q1\nYes.")[0]), 'answered, 1 word: "Yes."')
+        # The table shows an item's first line: the state; the question and the whole answer follow.
+        text = answers.describe(qs[0])
+        self.assertEqual(text.splitlines()[0], first)
+        self.assertIn("question: Why?", text)
+        self.assertIn("answer: " + qs[0].answer, text)
+
     def test_a_linked_answers_file_is_not_read(self):
         # The grader may run as root: a link to a secret must not reach results.json.
         tmp = tempfile.mkdtemp()
@@ -441,6 +472,13 @@ class SelfSpeedTest(unittest.TestCase):
     def row(self, name, median, anchor="std::sort", ratio=0.0, n=10):
         return json.dumps({"name": name, "n": n, "anchor": anchor, "ratio": ratio, "seconds": {"median": median}})
 
+    def test_several_runs_give_the_median_and_the_range(self):
+        found = [(r, "std::sort", "time") for r in (1.08, 0.73, 0.95, 1.01, 0.9)]
+        self.assertEqual(speed.runs_text(found), "0.95x std::sort's time (1.05x faster), the median of 5 runs (0.73x to 1.08x)")
+        self.assertEqual(speed.runs_text([(0.9, "copy", "driver"), (0.94, "copy", "driver"), (0.92, "copy", "driver")]),
+                         "0.92 against copy (the driver's ratio), the median of 3 runs (0.9 to 0.94)")
+        self.assertEqual(speed.runs_text([(1.5, "CUB", "time")]), "1.5x CUB's time, one run")
+
     def test_time_ratio_reads_times_not_the_drivers_ratio(self):
         # lab 06 prints bandwidth ratios: the times are what compare.
         out = "\n".join(["text", self.row("cub", 2.0, "cub", 1.0), self.row("mine", 3.0, "cub", 0.66),
@@ -470,6 +508,63 @@ class HandoutGradingTest(unittest.TestCase):
         text = "a\n%s\nold\n%s\nb" % (handout_grading.BEGIN, handout_grading.END)
         self.assertEqual(handout_grading.replace(text, "NEW"), "a\nNEW\nb")
         self.assertIsNone(handout_grading.replace("no markers", "x"))
+
+
+class DriverFilesTest(unittest.TestCase):
+    """labs/driver_files.py: the hostile files are what they claim, and its
+    own count of a file follows the handouts' word rule."""
+
+    def setUp(self):
+        sys.path.insert(0, os.path.join(ROOT, "labs"))
+        import driver_files
+        self.df = driver_files
+
+    def test_hostile_files(self):
+        with tempfile.TemporaryDirectory() as d:
+            def read(kind):
+                with open(self.df.make(kind, d), "rb") as f:
+                    return f.read()
+            self.assertEqual(read("empty"), b"")
+            self.assertIn(b"\0", read("nul")[1:-1])
+            self.assertTrue(read("nul").startswith(b"\0"))
+            crlf = read("crlf")
+            self.assertEqual(crlf.count(b"\n"), crlf.count(b"\r\n"))
+            self.assertTrue(crlf.count(b"\n") > 1000)
+            self.assertTrue(any(b > 0x7f for b in read("utf8")))
+            self.assertEqual(set(read("separators")), set(self.df.SEPARATORS))
+            self.assertNotIn(read("no-final-newline")[-1:], self.df.SEPARATORS)
+            self.assertEqual(len(set(read("binary"))), 256)
+            for kind, mib in (("huge-line", 64), ("long-line", 8)):
+                line = read(kind)
+                self.assertEqual(len(line), mib << 20)
+                self.assertNotIn(b"\n", line)
+            self.assertEqual(read("nul"), read("nul"))  # the same file every time
+            self.assertTrue(read("word-list-crlf").endswith(b"\r\n"))
+            with self.assertRaises(KeyError):
+                self.df.make("no-such-kind", d)
+
+    def test_facts_split_at_the_six_separators_only(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "f")
+            with open(path, "wb") as f:
+                f.write(b"a\0b a\0b\r\nc\x0bc\x0c\xc3\xa9 a\0b\n\n c  c\x00")
+            # Lines: {a\0b}, {c, \xc3\xa9, a\0b}, {}, {c, c\0}.
+            self.assertEqual(self.df.facts(path), {"bytes": 27, "words": 8, "distinct_words": 4,
+                                                   "distinct_line_words": 1 + 3 + 0 + 2})
+
+    def test_declarations_are_checked(self):
+        data = {"name": "x", "driver_files": [{"args": ["--input"], "files": ["nul"]}]}
+        with self.assertRaises(manifest.ManifestError):  # no {file}
+            self.df.lab_manifest.check_driver_files(data, "x")
+        data = {"driver_memory": [{"name": "a", "args": ["{file}"], "max_mib": 10}]}
+        with self.assertRaises(manifest.ManifestError):  # {file} without a file kind
+            self.df.lab_manifest.check_driver_files(data, "x")
+        data = {"driver_files": [{"args": ["--input", "{file}"], "files": ["nul"], "expect": "maybe"}]}
+        with self.assertRaises(manifest.ManifestError):
+            self.df.lab_manifest.check_driver_files(data, "x")
+        lines = manifest.meson_lines(manifest.load(ROOT, "15-mapreduce"))
+        self.assertIn("file_run\t0\tnul\t2\t--input {nul} --reps 1 --warmup 0 --json", lines)
+        self.assertTrue(any(l.startswith("memory\t") for l in lines))
 
 
 class LabNameTest(unittest.TestCase):
@@ -618,6 +713,43 @@ class SandboxTest(unittest.TestCase):
                 o = sb.execute(["python3", "-c", "import threading; threading.Thread(target=print).start()"],
                                sb_mod.Limits(wall_s=10), profile="single")
                 self.assertIn("can't start new thread", o.output)
+
+    def test_record_profile_refuses_timers_and_late_signals(self):
+        # What could change a judged call's outputs after its record was
+        # written (common/src/judged_settle.cpp); threads and processes stay.
+        probe = (
+            "import ctypes, fcntl, os, threading\n"
+            "libc = ctypes.CDLL(None, use_errno=True)\n"
+            "def denied(rc): return rc == -1 and ctypes.get_errno() == 1\n"
+            "def raises(f):\n"
+            "    try: f()\n"
+            "    except OSError as e: return e.errno == 1\n"
+            "    return False\n"
+            "buf = ctypes.create_string_buffer(64)\n"
+            "print('alarm', denied(libc.alarm(5)))\n"
+            "print('setitimer', denied(libc.setitimer(0, buf, None)))\n"
+            "print('timer_create', denied(libc.timer_create(1, None, buf)))\n"
+            "print('timerfd_create', denied(libc.timerfd_create(1, 0)))\n"
+            "print('io_setup', denied(libc.syscall(206, 1, buf)))\n"
+            "print('clone_parent', denied(libc.syscall(56, 0x8000 | 17, 0, 0, 0, 0)))\n"
+            "print('getrlimit', libc.getrlimit(0, buf) == 0)\n"
+            "print('setrlimit', denied(libc.setrlimit(0, buf)))\n"
+            "print('f_setown', raises(lambda: fcntl.fcntl(1, fcntl.F_SETOWN, os.getpid())))\n"
+            "print('f_getfl', fcntl.fcntl(1, fcntl.F_GETFL) >= 0)\n"
+            "t = threading.Thread(target=print, args=('thread', True)); t.start(); t.join()\n"
+            "pid = os.fork()\n"
+            "if pid == 0: os._exit(7)\n"
+            "print('fork', os.waitpid(pid, 0)[1] >> 8 == 7)\n")
+        for mode, sb in self.modes():
+            with self.subTest(mode=mode):
+                o = sb.execute(["python3", "-c", probe], sb_mod.Limits(wall_s=10), profile="record")
+                lines = dict(l.split(" ", 1) for l in o.output.strip().splitlines())
+                for what in ("alarm", "setitimer", "timer_create", "timerfd_create", "io_setup", "clone_parent",
+                             "getrlimit", "setrlimit", "f_setown", "f_getfl", "thread", "fork"):
+                    self.assertEqual(lines.get(what), "True", (mode, what, o.output))
+                o = sb.execute(["python3", "-c", "import signal; print(signal.alarm(5) == 0)"],
+                               sb_mod.Limits(wall_s=10))
+                self.assertIn("True", o.output, "the default profile keeps timers")
 
     def test_fresh_home_and_tmp_every_run(self):
         for mode, sb in self.modes():
@@ -832,6 +964,51 @@ class MutantPatchTest(unittest.TestCase):
                 f.write("--- a/sorting.cpp\n+++ b/sorting.cpp\n@@ -1,1 +1,1 @@\n-no such line\n+x\n")
             with self.assertRaises(selfcheck.StaleMutant):
                 selfcheck.overlay(root, "01-sorting", mutant, os.path.join(tmp, "out"))
+
+    def test_a_mutant_that_needs_several_gpus_says_so(self):
+        from hpcgrade import selfcheck
+        with tempfile.TemporaryDirectory() as tmp:
+            self.assertEqual(selfcheck.min_gpus(tmp), 0)
+            with open(os.path.join(tmp, "mutant.json"), "w") as f:
+                f.write('{"min_gpus": 2}')
+            self.assertEqual(selfcheck.min_gpus(tmp), 2)
+            for bad in ('{"min_gpus": "2"}', '{"min_gpus": -1}', '{"min_gpus": true}'):
+                with open(os.path.join(tmp, "mutant.json"), "w") as f:
+                    f.write(bad)
+                with self.assertRaises(selfcheck.StaleMutant):
+                    selfcheck.min_gpus(tmp)
+
+
+class GpusInTheSandbox(unittest.TestCase):
+    """A grade on a host of N GPUs gives its tests all N (lab 09's and 11's
+    multi-GPU tests rely on it): the sandbox binds every /dev/nvidia* node."""
+
+    def test_gpu_count_can_be_forced(self):
+        old = os.environ.get("HPCGRADE_GPUS")
+        try:
+            os.environ["HPCGRADE_GPUS"] = "3"
+            from hpcgrade import host
+            self.assertEqual(host.gpu_count(), 3)
+        finally:
+            if old is None:
+                del os.environ["HPCGRADE_GPUS"]
+            else:
+                os.environ["HPCGRADE_GPUS"] = old
+
+    def test_every_gpu_of_the_host_is_seen_inside(self):
+        from hpcgrade import host
+        n = host.gpu_count()
+        if n == 0:
+            self.skipTest("no GPU on this host")
+        # The driver API's own count, from inside the sandbox, as the tests see it.
+        probe = ("import ctypes; c = ctypes.CDLL('libcuda.so.1'); n = ctypes.c_int(0); "
+                 "assert c.cuInit(0) == 0; assert c.cuDeviceGetCount(ctypes.byref(n)) == 0; print(n.value)")
+        sb = sb_mod.Sandbox(hide=[ROOT])
+        with tempfile.TemporaryDirectory() as tmp:
+            os.chmod(tmp, 0o755)
+            r = sb.execute(["/usr/bin/python3", "-c", probe], sb_mod.Limits(wall_s=60), cwd=tmp)
+        out = r.output
+        self.assertEqual(out.strip().splitlines()[-1:], [str(n)], out)
 
 
 @unittest.skipIf(shutil.which("clang-format") is None, "clang-format is not installed")

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "hpclab/check.hpp"
 #include "sor_update.hpp"
 
 namespace lab11 {
@@ -92,13 +93,14 @@ inline Strip make_problem(ProblemKind kind, int n, int first_row = 1, int rows =
     return s;
 }
 
-// Largest |u - exact| over the owned rows' interior points.
+// Largest |u - exact| over the owned rows' interior points; NaN when some u is
+// NaN (std::fmax would drop it, and a grid of NaNs would pass as exact).
 inline double max_error(ProblemKind kind, const Strip& s) {
     double worst = 0;
     const double h = s.h();
     for (int li = 1; li <= s.rows; ++li)
         for (int j = 1; j <= s.n; ++j)
-            worst = std::fmax(worst, std::fabs(s.at(li, j) - exact_solution(kind, j * h, s.global_row(li) * h)));
+            worst = hpclab::nan_max(worst, std::fabs(s.at(li, j) - exact_solution(kind, j * h, s.global_row(li) * h)));
     return worst;
 }
 

@@ -20,15 +20,47 @@
 
 namespace lab15 {
 
+std::vector<std::string> builtin_vocabulary() {
+    // words_of_length[L - 1]: the lowercase words (a-z only, each once) of L
+    // letters in wamerican 2020.12.07 (Debian 12), 63,875 in all. Only the
+    // lengths matter: Zipf's law gives each rank a probability, the seed
+    // shuffles which word has which rank, so a corpus's bytes per word and
+    // distinct words per megabyte are English's.
+    static const std::size_t words_of_length[] = {26,   112,  665, 2442, 4667, 7352, 9951, 10500, 9307, 7387, 5070,
+                                                  3199, 1792, 796, 372,  141,  61,   22,   6,     3,    2,    2};
+    hpclab::Rng rng(0x6C61623135ull);  // fixed: the vocabulary is a constant of the lab
+    std::vector<std::string> words;
+    std::unordered_set<std::string> seen;
+    std::size_t length = 0;
+    for (const std::size_t count : words_of_length) {
+        ++length;
+        // Letters drawn uniformly; a repeat is drawn again (all 26 one-letter
+        // words, 112 of the 676 two-letter ones: few retries).
+        for (std::size_t made = 0; made < count;) {
+            std::string w(length, 'a');
+            for (char& c : w) c = static_cast<char>('a' + rng.uniform_int(0, 25));
+            if (seen.insert(w).second) {
+                words.push_back(std::move(w));
+                ++made;
+            }
+        }
+    }
+    return words;
+}
+
 std::vector<std::string> load_word_list(const std::string& path) {
-    std::ifstream in(path);
-    if (!in)
-        throw std::runtime_error("cannot read the word list " + path + " (" + std::strerror(errno) +
-                                 "): install the Debian package wamerican or pass another list");
+    // A regular file only: /dev/zero or a FIFO would be read forever.
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0)
+        throw std::runtime_error("cannot read the word list " + path + ": " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw std::runtime_error("the word list " + path + " is not a regular file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read the word list " + path + ": " + std::strerror(errno));
     std::vector<std::string> words;
     std::unordered_set<std::string> seen;
     std::string line;
     while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
         const bool letters =
             !line.empty() && std::all_of(line.begin(), line.end(), [](char c) { return c >= 'a' && c <= 'z'; });
         if (letters && seen.insert(line).second) words.push_back(line);

@@ -38,6 +38,11 @@ void add_common(CLI::App& app, CommonOptions& options);
 // fractional, a word, too large).
 std::size_t parse_count(const std::string& text);
 
+// Parse a seed: decimal digits only, 0 to 2^64 - 1. Throws
+// std::invalid_argument with a readable reason otherwise ("-1" would wrap to
+// 2^64 - 1 in a plain conversion, and a seed too large would wrap silently).
+std::uint64_t parse_seed(const std::string& text);
+
 // Add an option that takes a count through parse_count; a value below `min`
 // is a usage error naming the option ("--n: must be at least 1, got 0").
 CLI::Option* add_count(CLI::App& app, const std::string& name, std::size_t& target, const std::string& description,

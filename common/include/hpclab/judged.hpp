@@ -8,7 +8,11 @@
 //   record  (HPCLAB_JUDGE_RECORD=DIR; the grader's run of the submission's
 //           build): the call runs, and what it returned, the final contents
 //           of its outputs, or the exception it threw, are written to
-//           DIR/<test>.r<rank> the moment it returns.
+//           DIR/<test>.r<rank> once it has returned and all the work it
+//           started has stopped (threads parked or gone, child processes
+//           gone, GPU idle; judged_settle.cpp). A call whose outputs changed
+//           after it returned, or whose work still runs 2 s later, is
+//           recorded as refused, and the recording process ends there.
 //   replay  (HPCLAB_JUDGE_REPLAY=DIR; the grader's run of the *starter's*
 //           build, which holds no student code): the call does not run; its
 //           recorded effects are read back, so the test's own assertions run
@@ -307,9 +311,34 @@ public:
         save(w, v);
         items_.push_back(w.bytes());
     }
+    // Reads the call's result and outputs (`save_all` adds them as items)
+    // and commits the record, once the work the call started has stopped.
+    // When other threads, children or the GPU could still be at work, the
+    // items are read at once and again after settling: if they differ, or
+    // the work does not stop, the call is refused (refuse()).
+    template <class SaveAll>
+    void finish(SaveAll save_all) {
+        if (quiet()) {
+            save_all();
+            commit();
+            return;
+        }
+        save_all();
+        std::vector<std::string> at_return;
+        at_return.swap(items_);
+        settle();
+        save_all();
+        if (items_ != at_return) refuse(kChangedAfterReturn);
+        commit();
+    }
     void commit();  // appends the record to the file, flushed
 
 private:
+    static const char* const kChangedAfterReturn;
+    bool quiet();
+    void settle();                                     // refuses when the work does not stop
+    [[noreturn]] void refuse(const std::string& why);  // records why and ends the process
+
     std::string site_;
     std::uint8_t outcome_ = 0;
     ExceptionKind kind_ = ExceptionKind::unknown;
@@ -366,26 +395,33 @@ auto call(detail::Site site, F&& f, Outs&&... outputs) {
     if (m == Mode::direct) return f();
     if (m == Mode::record) {
         detail::Recording rec(site);
-        try {
-            if constexpr (std::is_void<R>::value) {
+        auto save_outputs = [&] { (rec.item(outputs, &Output<std::decay_t<Outs>>::save), ...); };
+        if constexpr (std::is_void<R>::value) {
+            try {
                 f();
-                rec.returned();
-                (rec.item(outputs, &Output<std::decay_t<Outs>>::save), ...);
-                rec.commit();
-                return;
-            } else {
-                R result = f();
-                rec.returned();
-                rec.item(result, &Codec<R>::encode);
-                (rec.item(outputs, &Output<std::decay_t<Outs>>::save), ...);
-                rec.commit();
-                return result;
+            } catch (...) {
+                rec.threw(std::current_exception());
+                rec.finish(save_outputs);
+                throw;
             }
-        } catch (...) {
-            rec.threw(std::current_exception());
-            (rec.item(outputs, &Output<std::decay_t<Outs>>::save), ...);
-            rec.commit();
-            throw;
+            rec.returned();
+            rec.finish(save_outputs);
+            return;
+        } else {
+            std::optional<R> result;
+            try {
+                result.emplace(f());
+            } catch (...) {
+                rec.threw(std::current_exception());
+                rec.finish(save_outputs);
+                throw;
+            }
+            rec.returned();
+            rec.finish([&] {
+                rec.item(*result, &Codec<R>::encode);
+                save_outputs();
+            });
+            return std::move(*result);
         }
     }
     constexpr std::size_t outs = sizeof...(Outs);

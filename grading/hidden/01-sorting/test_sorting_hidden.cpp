@@ -25,9 +25,13 @@ void check_all(const std::vector<double>& input) {
         got.push_back(rng.uniform(-1.0, 1.0));
         std::rotate(got.begin(), got.begin() + rng.uniform_int(0, static_cast<std::int64_t>(got.size()) - 1),
                     got.end());
+        const std::vector<double> mine = got;
         std::vector<double> want = got;
         std::sort(want.begin(), want.end());
         HPCLAB_CALL([&] { sort(got.data(), got.size()); }, got);
+        // A sorted permutation of its own input, bit for bit, and std::sort's result.
+        const auto report = hpclab::check_sorted_permutation(got, mine);
+        ASSERT_TRUE(report.ok()) << report.message;
         const auto cmp = hpclab::compare_arrays(got, want, hpclab::Tolerance::exact());
         ASSERT_TRUE(cmp.ok()) << cmp.describe("sorted");
     }

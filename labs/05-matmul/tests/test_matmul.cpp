@@ -255,11 +255,13 @@ TEST_P(GpuMatmul, TallAndSkinny) {
     expect_exact<float>(GetParam(), 2, 16, 3000, 53);     // wide C
 }
 
-// The runtime's answers about the kernel (registers, blocks per SM) can only
-// be taken in the submission's process, where the kernel is: they come back
-// from one judged call together with the launch and the product that launch
-// computed, and the product is judged here too, so that the report stands
-// for a launch that did the work.
+// Worth no points in the grader (lab.json), nor FinalTma.ReportsItsLaunch:
+// the Launch is the launcher's own account of what it launched, and the
+// runtime's answers about that kernel (registers, blocks per SM) can only be
+// taken in the submission's process, where the kernel is; no value the
+// judge sees shows that the kernel named is the one that computed the
+// product (which every other test judges). Kept as a check for students:
+// the driver's occupancy figures come from this report.
 TEST_P(GpuMatmul, ReportsItsLaunch) {
     HPCLAB_REQUIRE_GPU();
     expect_launch_report(GetParam());

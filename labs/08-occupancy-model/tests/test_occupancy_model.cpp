@@ -564,6 +564,9 @@ double latency(lab08::Op op, int seed) {
     return double(best[1] - best[0]) / kIterations;
 }
 
+// Worth no points in the grader (lab.json): the cycles are counted by the
+// submission's own kernels (clock64) and written to memory in its process;
+// no value the judge sees could confirm them. Kept as a check for students.
 TEST(Gpu, LatencyRepeatsAgreeWithinFivePercent) {
     HPCLAB_REQUIRE_GPU();
     hpclab::Rng rng(81);
@@ -577,7 +580,8 @@ TEST(Gpu, LatencyRepeatsAgreeWithinFivePercent) {
 }
 
 // Cycles per step of a chase through `bytes` of 128-byte lines in a random
-// cyclic order.
+// cyclic order; fails the test when the chase did not end where next[] leads
+// (a value the judge checks).
 double chase_cycles_per_step(std::size_t bytes, std::uint64_t seed) {
     const std::size_t words = bytes / 4, lines = bytes / 128;
     std::vector<std::uint32_t> next(words, 0), order(lines);
@@ -603,6 +607,15 @@ double chase_cycles_per_step(std::size_t bytes, std::uint64_t seed) {
     return double(cycles) / kSteps;
 }
 
+TEST(Gpu, PointerChaseEndsWhereNextLeads) {
+    HPCLAB_REQUIRE_GPU();
+    for (std::size_t bytes : {std::size_t(16) << 10, std::size_t(8) << 20, std::size_t(512) << 20})
+        chase_cycles_per_step(bytes, 94 + bytes % 7);
+}
+
+// Worth no points in the grader (lab.json): the cycles per step are
+// counted by the submission's kernel (as in LatencyRepeatsAgreeWithinFivePercent).
+// The chase itself earns its points in PointerChaseEndsWhereNextLeads.
 TEST(Gpu, PointerChasePlateausAreOrdered) {
     HPCLAB_REQUIRE_GPU();
     const double l1 = chase_cycles_per_step(16 << 10, 91);

@@ -17,6 +17,7 @@
 #include <qd/dd_real.h>
 #include <qd/qd_real.h>
 
+#include "hpclab/check.hpp"
 #include "hpclab/data.hpp"
 #include "hpclab/judged.hpp"
 #include "md_operators.hpp"
@@ -348,7 +349,7 @@ TEST_P(RandomVsQd, Agrees) {
             if (!same_bits(got[i], from_dd_real(want)) && differing_bits++ == 0) first_diff = static_cast<int>(i);
             // The true result to ~1e-64, in quad-double: the accuracy of the algorithm itself.
             const qd_real exact = qd_apply(c.op, qd_real(a[i].v.x, a[i].v.y, 0, 0), qd_real(b[i].v.x, b[i].v.y, 0, 0));
-            worst_exact = std::max(worst_exact, relative_error(qd_real(got[i].v.x, got[i].v.y, 0, 0), exact));
+            worst_exact = hpclab::nan_max(worst_exact, relative_error(qd_real(got[i].v.x, got[i].v.y, 0, 0), exact));
         }
     }
     std::printf("[ %-8s ] worst relative error against QD %.3g = %.2f ulps (eps %.3g); %d of %d differ in bits\n",
@@ -411,10 +412,11 @@ TEST(Complex, ArithmeticVsQd) {
     double worst = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const QdComplex qa = to_q(a[i]), qb = to_q(b[i]);
-        worst = std::max(worst, complex_error(sum[i], {qa.re + qb.re, qa.im + qb.im}));
-        worst = std::max(worst, complex_error(diff[i], {qa.re - qb.re, qa.im - qb.im}));
-        worst = std::max(worst, complex_error(prod[i], qmul(qa, qb)));
-        worst = std::max(worst, complex_error(quot[i], qdiv(qa, qb)));
+        // nan_max, not std::max: a NaN result is the worst error, not none.
+        worst = hpclab::nan_max(worst, complex_error(sum[i], {qa.re + qb.re, qa.im + qb.im}));
+        worst = hpclab::nan_max(worst, complex_error(diff[i], {qa.re - qb.re, qa.im - qb.im}));
+        worst = hpclab::nan_max(worst, complex_error(prod[i], qmul(qa, qb)));
+        worst = hpclab::nan_max(worst, complex_error(quot[i], qdiv(qa, qb)));
     }
     std::printf("[ complex  ] worst relative error against QD %.3g = %.2f ulps\n", worst, worst / kQdEps);
     EXPECT_LE(worst, 1e-60);
@@ -444,9 +446,9 @@ TEST(Complex, NewtonStepVsQd) {
         const QdComplex qz = to_q(z0[i]), qc = to_q(c[i]);
         const QdComplex zz = qmul(qz, qz);
         const QdComplex q = qdiv({zz.re - qc.re, zz.im - qc.im}, {2.0 * qz.re, 2.0 * qz.im});
-        worst_step = std::max(worst_step, complex_error(step[i], {qz.re - q.re, qz.im - q.im}));
+        worst_step = hpclab::nan_max(worst_step, complex_error(step[i], {qz.re - q.re, qz.im - q.im}));
         const QdComplex r = to_q(root[i]), r2 = qmul(r, r);
-        worst_root = std::max(worst_root, qabs({r2.re - qc.re, r2.im - qc.im}).x[0]);
+        worst_root = hpclab::nan_max(worst_root, qabs({r2.re - qc.re, r2.im - qc.im}).x[0]);
     }
     std::printf("[ complex  ] Newton step: worst error %.3g; |z^2 - c| after 12 steps <= %.3g\n", worst_step,
                 worst_root);

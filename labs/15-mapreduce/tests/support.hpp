@@ -143,6 +143,29 @@ inline std::vector<KV> reference_index(std::string_view text) {
     return out;
 }
 
+// What word count's combiner hands the shuffle, for p ranks: for each rank r
+// and each word that starts in r's block [r n / p, (r + 1) n / p) (the
+// split rule of split_of), one pair (word, its occurrences there): each
+// rank sends each of its distinct words once. All ranks' pairs, sorted.
+inline std::vector<KV> reference_combined_pairs(std::string_view text, int p) {
+    const std::uint64_t n = text.size();
+    std::vector<KV> out;
+    for (int r = 0; r < p; ++r) {
+        const std::uint64_t lo = n * static_cast<std::uint64_t>(r) / static_cast<std::uint64_t>(p);
+        const std::uint64_t hi = n * static_cast<std::uint64_t>(r + 1) / static_cast<std::uint64_t>(p);
+        std::map<std::string, std::int64_t> counts;
+        for (std::uint64_t i = lo; i < hi; ++i) {
+            if (lab15::is_separator(text[i]) || (i > 0 && !lab15::is_separator(text[i - 1]))) continue;
+            std::uint64_t end = i;
+            while (end < n && !lab15::is_separator(text[end])) ++end;
+            ++counts[std::string(text.substr(i, end - i))];
+        }
+        for (const auto& kv : counts) out.push_back({kv.first, kv.second});
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 // Every rank's output on rank 0, sorted (empty elsewhere).
 inline std::vector<KV> gathered_sorted(const std::vector<KV>& mine, MPI_Comm comm = MPI_COMM_WORLD) {
     std::vector<KV> all = lab15::gather_pairs(mine, comm);
@@ -169,7 +192,9 @@ inline void expect_owned_and_sorted(const std::vector<KV>& mine, MPI_Comm comm =
 constexpr std::size_t kCoreutilsBytes = 1 << 20;
 
 // Word count of `text` (every rank has it) with the student's job, checked
-// against the trusted counts (and coreutils' on small texts); returns the job's report summed over ranks.
+// against the trusted counts (and coreutils' on small texts); returns the
+// job's report summed over ranks (the framework's own account of its run:
+// only tests worth no points may read it, see Report.CountsWhatItSent).
 inline lab15::JobReport check_word_count(const std::string& text, bool combiner, MPI_Comm comm = MPI_COMM_WORLD) {
     lab15::JobReport report;
     const auto mine = on_every_rank(comm, [&] {
@@ -190,6 +215,26 @@ inline lab15::JobReport check_word_count(const std::string& text, bool combiner,
     sum.pairs_shuffled = sum_over_ranks(report.pairs_shuffled, comm);
     sum.bytes_shuffled = sum_over_ranks(report.bytes_shuffled, comm);
     return sum;
+}
+
+// What reduce is handed in word count of `text`: the student's map and
+// combiner, and a reduce that emits each value it receives, so that the
+// output is what the shuffle delivered; every rank's on rank 0, sorted.
+// The shuffle is seen in values the judge checks, not in a byte count the
+// framework writes about itself.
+inline std::vector<KV> reduce_inputs_of_word_count(const std::string& text, bool combiner,
+                                                   MPI_Comm comm = MPI_COMM_WORLD) {
+    const auto mine = on_every_rank(comm, [&] {
+        return HPCLAB_CALL([&] {
+            lab15::TextJob job = lab15::word_count_job(combiner);
+            job.reduce = [](const std::string& key, const std::vector<std::int64_t>& values, const lab15::Emit& emit) {
+                for (std::int64_t v : values) emit(key, v);
+            };
+            return lab15::run_text_job(job, text, comm);
+        });
+    });
+    expect_owned_and_sorted(mine, comm);
+    return gathered_sorted(mine, comm);
 }
 
 }  // namespace lab15_test

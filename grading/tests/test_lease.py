@@ -1,0 +1,160 @@
+"""Leases of timed phases (grading/hpcgrade/lease.py), and a small class of
+lab 01 graded in parallel with timing on: no two timed phases overlap, the
+tests score as in a grade of its own with the same seed, and the speed
+points still tell the solution from a 5x slower copy."""
+import multiprocessing
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+import helpers
+
+from hpcgrade import gradebook, lease, pipeline, score, selfcheck
+
+ROOT = helpers.ROOT
+LAB = "01-sorting"
+PERF = "performance: merge vs the reference"
+
+
+def hold_in_process(directory, resource, seconds):
+    os.environ["HPCGRADE_LEASES"] = directory
+    with lease.hold(resource, "process %d" % os.getpid()):
+        time.sleep(seconds)
+
+
+class LeaseUnits(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="hpcgrade-lease-")
+        self.old = os.environ.get("HPCGRADE_LEASES")
+        os.environ["HPCGRADE_LEASES"] = self.dir
+
+    def tearDown(self):
+        if self.old is None:
+            os.environ.pop("HPCGRADE_LEASES", None)
+        else:
+            os.environ["HPCGRADE_LEASES"] = self.old
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def test_threads_and_processes_take_turns_on_one_resource(self):
+        workers = [threading.Thread(target=hold_in_process, args=(self.dir, "gpu0", 0.2)) for _ in range(3)]
+        workers += [multiprocessing.Process(target=hold_in_process, args=(self.dir, "gpu0", 0.2)) for _ in range(2)]
+        t = time.monotonic()
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        self.assertGreaterEqual(time.monotonic() - t, 5 * 0.2)
+        records = lease.intervals()
+        self.assertEqual(len(records), 5)
+        self.assertEqual(lease.overlaps(records), [])
+
+    def test_two_resources_do_not_wait_for_each_other(self):
+        # gpu0's holder lets go only once gpu1 has been taken: were the two
+        # one lease, this would wait out the timeout.
+        taken = threading.Event()
+
+        def hold_gpu0():
+            with lease.hold("gpu0", "a"):
+                taken.wait(30)
+
+        a = threading.Thread(target=hold_gpu0)
+        a.start()
+        with lease.hold("gpu1", "b"):
+            taken.set()
+        a.join()
+        self.assertTrue(taken.is_set())
+        records = {r["resource"]: r for r in lease.intervals()}
+        self.assertLess(records["gpu0"]["end"] - records["gpu0"]["start"], 29)
+
+    def test_overlaps_finds_exactly_the_overlapping_pairs(self):
+        rs = [{"resource": "host", "start": 0, "end": 2}, {"resource": "host", "start": 1, "end": 3},
+              {"resource": "host", "start": 3, "end": 4}, {"resource": "gpu0", "start": 0, "end": 9}]
+        self.assertEqual(lease.overlaps(rs), [(rs[0], rs[1])])
+
+    def test_the_holder_of_a_lease_is_released_when_it_dies(self):
+        p = multiprocessing.Process(target=hold_in_process, args=(self.dir, "host", 60))
+        p.start()
+        time.sleep(0.3)
+        p.kill()
+        p.join()
+        t = time.monotonic()
+        with lease.hold("host", "after"):
+            pass
+        self.assertLess(time.monotonic() - t, 5)
+
+    def test_resource_names(self):
+        self.assertEqual(lease.resource_for(True), "gpu0")
+        self.assertEqual(lease.resource_for(True, 1), "gpu1")
+        self.assertEqual(lease.resource_for(False), "host")
+
+
+class TimedClass(unittest.TestCase):
+    """grade-class --parallel 2 with timing on, on 2 cores."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="hpcgrade-timed-class-")
+        cls.leases = os.path.join(cls.tmp, "leases")
+        cls.seed = secrets.randbits(62) | 1
+        roster = cls.roster = os.path.join(cls.tmp, "roster")
+        selfcheck.patched_submission(ROOT, LAB, None, os.path.join(roster, "solution"))
+        selfcheck.patched_submission(ROOT, LAB, None, os.path.join(roster, "starter"), base="labs")
+        scratch = os.path.join(cls.tmp, "scratch")
+        os.makedirs(scratch)
+        shutil.copytree(helpers.fixture_copy(LAB, "slowed", scratch), os.path.join(roster, "slowed"))
+        cls.env = dict(os.environ, HPCGRADE_LEASES=cls.leases, **{pipeline.SEED_VARIABLE: str(cls.seed)})
+        cls.out = os.path.join(cls.tmp, "out")
+        t = time.monotonic()
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "grading", "grade-class"), LAB, roster, "--out",
+                            cls.out, "--parallel", "2", "--jobs", "1", "--rounds", "1"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=cls.env, timeout=1500)
+        cls.code, cls.output = p.returncode, p.stdout.decode("utf-8", "replace")
+        print("timed class of 3: %.0f s" % (time.monotonic() - t))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def results(self, name):
+        data, why = gradebook.load_results(gradebook.results_path(self.out, name))
+        self.assertIsNotNone(data, "%s: %s\n%s" % (name, why, self.output))
+        return data
+
+    def test_no_two_timed_phases_overlapped(self):
+        self.assertEqual(self.code, 0, self.output)
+        records = lease.intervals(self.leases)
+        # The solution and the slowed copy pass every visible test, so both are
+        # timed; the starter is not.
+        self.assertEqual(sorted(r["who"] for r in records), ["%s submission" % LAB] * 2, records)
+        self.assertEqual({r["resource"] for r in records}, {"host"})
+        self.assertEqual(lease.overlaps(records), [])
+
+    def test_speed_points_still_tell_fast_from_slow(self):
+        solution, slowed = score_of(self.results("solution"), PERF), score_of(self.results("slowed"), PERF)
+        self.assertEqual(solution["score"], solution["max_score"], solution["output"])
+        self.assertEqual(slowed["score"], 0, slowed["output"])
+        self.assertEqual(self.results("starter")["score"], 0)
+
+    def test_tests_score_as_in_a_grade_of_their_own(self):
+        for name in ("solution", "slowed"):
+            code, out, alone = helpers.grade([LAB, "--submission", os.path.join(self.roster, name), "--no-perf",
+                                              "--quiet", "--jobs", "2"], env_extra={pipeline.SEED_VARIABLE: str(self.seed)})
+            self.assertEqual(code, 0, out)
+            in_class = self.results(name)
+            self.assertEqual(in_class["extra_data"]["seed"], alone["extra_data"]["seed"])
+            self.assertEqual(test_points(in_class), test_points(alone), name)
+
+
+def score_of(data, name):
+    return next(t for t in data["tests"] if t["name"] == name)
+
+
+def test_points(data):
+    kinds = data["extra_data"]["kinds"]
+    return {t["name"]: t["score"] for t in data["tests"] if kinds[t["name"]] in (score.VISIBLE, score.HIDDEN)}

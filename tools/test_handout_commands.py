@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Unit tests of tools/handout_commands.py's pure parts (the Meson test
+`handout commands units`): what is a command, what a marker says, the order
+blocks run in, and that the script stops at the first unexpected status."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import handout_commands as hc  # noqa: E402
+
+DOC = """# A handout
+
+```sh
+meson setup build/x -Dlabs=x   # once
+meson compile -C build/x
+```
+
+Prose with `inline --code`.
+
+<!-- check: after-build; reads the build's output -->
+```sh
+objdump -d build/x/lib.a \\
+  | grep -c call
+```
+
+```text
+output, not a command
+```
+
+<!-- check: gpu-host; needs a GPU -->
+```sh
+build/x/labs/x --gpu
+build/x/labs/x --bad   # stops with one line: exits 1
+```
+
+<!-- check: slow -->
+```sh
+build/x/labs/x --huge
+```
+
+```
+bare
+```
+
+    grading/grade 01 --submission labs/x
+"""
+
+
+class Parse(unittest.TestCase):
+    def setUp(self):
+        self.blocks, self.bare = hc.parse("doc.md", DOC)
+
+    def test_blocks_languages_and_commands(self):
+        self.assertEqual([b.lang for b in self.blocks], ["sh", "sh", "text", "sh", "sh", ""])
+        self.assertEqual([c.code for c in self.blocks[0].commands],
+                         ["meson setup build/x -Dlabs=x", "meson compile -C build/x"])
+        # A continued line is one command, with its line number the first's.
+        (c,) = self.blocks[1].commands
+        self.assertEqual(c.code, "objdump -d build/x/lib.a | grep -c call")
+        self.assertEqual(c.line, 12)
+        self.assertEqual(self.blocks[2].commands, [])
+
+    def test_markers(self):
+        self.assertEqual((self.blocks[0].kind, self.blocks[0].modifiers), ("here", []))
+        self.assertEqual((self.blocks[1].kind, self.blocks[1].modifiers), ("here", ["after-build"]))
+        self.assertEqual((self.blocks[3].kind, self.blocks[3].reason), ("gpu-host", "needs a GPU"))
+        self.assertEqual(self.blocks[4].kind, "slow")
+        self.assertTrue(self.blocks[4].errors, "a marker without a reason is an error")
+        self.assertFalse(self.blocks[3].errors)
+        b = hc.Block("d", 1, "sh", "gpu-host, fast; why")
+        self.assertIn("unknown word 'fast'", b.errors[0])
+
+    def test_expected_status_from_the_comment(self):
+        self.assertEqual([c.expect for c in self.blocks[3].commands], [0, 1])
+
+    def test_bare_fences_and_indented_commands_are_reported(self):
+        lines = DOC.splitlines()
+        self.assertEqual(self.bare, [lines.index("bare"), lines.index("    grading/grade 01 --submission labs/x") + 1])
+
+    def test_comments_are_stripped_outside_quotes_only(self):
+        self.assertEqual(hc.strip_comment("a 'b # c' # d"), "a 'b # c' ")
+        self.assertEqual(hc.strip_comment("echo a#b"), "echo a#b")
+
+    def test_placeholders(self):
+        found = [p for text in ("grade 08 --submission DIR", "mpirun -np P x", "x --c on|off", "x [--batch K]",
+                                "x --n 2^22 | grep -c y", "A=1 x")
+                 for p in hc.PLACEHOLDER.findall(text)]
+        self.assertEqual(found, ["DIR", "P", "on|off", "[--batch K]"])
+
+
+class Order(unittest.TestCase):
+    def test_selected_runs_the_build_first_and_here_blocks_before_the_kind(self):
+        blocks, _ = hc.parse("doc.md", DOC)
+        lines = lambda bs: [b.line for b in bs]  # noqa: E731
+        # CI: the here blocks, the after-build one behind the build.
+        self.assertEqual(lines(hc.selected(blocks, ["here"])), [3, 11])
+        # A GPU host: the here blocks before it, then the gpu-host block.
+        self.assertEqual(lines(hc.selected(blocks, ["gpu-host"])), [3, 11, 21])
+        # The gpu-host block is not run for slow alone.
+        self.assertEqual(lines(hc.selected(blocks, ["slow"])), [3, 11, 27])
+
+
+class Script(unittest.TestCase):
+    def run_commands(self, texts):
+        block = hc.Block("d.md", 1, "sh", None)
+        commands = [hc.Command("d.md", i + 1, t, block) for i, t in enumerate(texts)]
+        with tempfile.TemporaryDirectory() as tmp:
+            status = os.path.join(tmp, "status")
+            code, results = hc.run_script(hc.script_for(commands, status), tmp, os.path.join(tmp, "log"), status,
+                                          60, dict(os.environ))
+        return code, [(r[0], r[1]) for r in results]
+
+    def test_state_carries_over_and_an_expected_failure_passes(self):
+        code, results = self.run_commands(["export X=5", "test $X = 5", "exit_with() { return $1; }; exit_with 1"
+                                           "  # exits 1", "true"])
+        self.assertEqual(code, 0)
+        self.assertEqual(results, [(0, 0), (1, 0), (2, 1), (3, 0)])
+
+    def test_stops_at_the_first_unexpected_status(self):
+        code, results = self.run_commands(["true", "false", "true"])
+        self.assertEqual(code, 100)
+        self.assertEqual(results, [(0, 0), (1, 1)])
+
+    def test_cpu_seconds_are_each_commands_own(self):
+        block = hc.Block("d.md", 1, "sh", None)
+        busy = 'python3 -c "import time; t = time.process_time() + 0.3\nwhile time.process_time() < t: pass"'
+        commands = [hc.Command("d.md", i + 1, t, block) for i, t in enumerate([busy, "sleep 0.3"])]
+        with tempfile.TemporaryDirectory() as tmp:
+            status = os.path.join(tmp, "status")
+            code, results = hc.run_script(hc.script_for(commands, status), tmp, os.path.join(tmp, "log"), status,
+                                          60, dict(os.environ))
+        self.assertEqual(code, 0)
+        (_, _, _, cpu_busy), (_, _, wall_sleep, cpu_sleep) = results
+        self.assertGreater(cpu_busy, 0.25)
+        self.assertLess(cpu_sleep, 0.1)
+        self.assertGreater(wall_sleep, 0.25)
+
+    def test_an_unexpected_success_is_a_failure(self):
+        code, results = self.run_commands(["true  # exits non-zero"])
+        self.assertEqual((code, results), (100, [(0, 0)]))
+
+
+class Repository(unittest.TestCase):
+    def test_the_repository_lints_clean(self):
+        p = subprocess.run([sys.executable, hc.__file__, "--check"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.assertEqual(p.returncode, 0, p.stdout.decode())
+
+    def test_ci_command_is_the_readmes_second(self):
+        self.assertEqual(hc.ci_command(hc.ROOT).split()[0], "{")
+
+
+if __name__ == "__main__":
+    unittest.main()
