@@ -26,8 +26,8 @@ eval "$(python3 "$root/labs/lab_manifest.py" mpi-env --shell)"
 
 SECONDS=0
 # Only the reference drivers: the tests are not needed for figures and would
-# double the build.
-[ -d "$build" ] || meson setup "$build" "$root" -Dgpu_arch="$arch" -Dgrader_tests=false \
+# double the build. Warnings are CI's to hold, not a GPU host's.
+[ -d "$build" ] || meson setup "$build" "$root" -Dgpu_arch="$arch" -Dgrader_tests=false -Dproject_werror=disabled \
   -Dlabs="$(echo $labs | tr ' ' ',')" > "$out/setup.log" 2>&1 || { tail -20 "$out/setup.log"; exit 1; }
 targets=$(for lab in $labs; do printf 'labs/%s-solution ' "$lab"; done)
 # shellcheck disable=SC2086  # one target per word

@@ -1,8 +1,8 @@
 """The command-line tools end to end: usage errors, --all, selfcheck, and the
-student release. --all and the release run on a small copy of the repo that
-holds lab 01 only (the grader finds its repo from its own location), so the
-suite's time does not grow with every lab added; the README's commands cover
-the full tree.
+student release. The release is exported from the whole repository, as an
+instructor does; --all and the release's leak check run on a small copy of
+the repo that holds lab 01 only (the grader finds its repo from its own
+location), so their time does not grow with every lab added.
 """
 import json
 import os
@@ -112,6 +112,55 @@ class SelfCheck(unittest.TestCase):
         self.assertGreaterEqual(out.count("mutant "), 3)
 
 
+class FullRelease(unittest.TestCase):
+    """grading/export-release of the repository itself, every lab, as an
+    instructor publishes it: it builds every lab and grades each in the
+    release. After the self-check, whose builds fill the compiler cache."""
+
+    def test_export_release(self):
+        tmp = tempfile.mkdtemp(prefix="hpcgrade-release-")
+        try:
+            self.export_and_self_grade(tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def export_and_self_grade(self, tmp):
+        dest = os.path.join(tmp, "release")
+        code, out = run([os.path.join(ROOT, "grading", "export-release"), dest, "--jobs", "2"], tmp,
+                        timeout=3600)
+        print("\n" + "\n".join("  " + l for l in out.strip().splitlines()))
+        self.assertEqual(code, 0, out)
+        self.assertIn("release verified", out)
+        for gone in ("solutions", "grading/hidden", "grading/mutants", "grading/tests/fixtures",
+                     "grading/tests/test_fixtures.py", "grading/tests/test_attacks_order.py",
+                     "grading/tests/test_attacks_self_report.py"):
+            self.assertFalse(os.path.exists(os.path.join(dest, gone)), gone)
+        self.assertTrue(os.path.exists(os.path.join(dest, "grading", "grade")))
+        self.assertIn("[ok] README command 2", out)
+        for lab in cpu_labs():
+            self.assertIn("%s: visible tests run on the skeleton and it scores 0" % lab, out)
+        for made in ("build", "results.json"):
+            self.assertFalse(os.path.exists(os.path.join(dest, made)), "the README's %s is not shipped" % made)
+        self.assertIn("[ok] DIR holds the release and nothing else", out)
+        # Every visible test passing self-grades as full marks on tests, and
+        # the speed line says who scores speed and shows both ratios.
+        work = os.path.join(tmp, "self-grade")
+        os.makedirs(work)
+        code, out = run([os.path.join(dest, "grading", "grade"), "01", "--submission",
+                         os.path.join(ROOT, "solutions", LAB), "--out", os.path.join(work, "r.json")], work)
+        self.assertEqual(code, 0, out)
+        with open(os.path.join(work, "r.json")) as f:
+            data = json.load(f)
+        perf = [t for t in data["tests"] if t["name"].startswith("performance")][0]
+        self.assertEqual(data["score"], data["extra_data"]["max_score"] - perf["max_score"], out)
+        total = [l for l in out.splitlines() if l.startswith("TOTAL")][0]
+        self.assertRegex(total, r"TOTAL +(\d+)/\1 tests, speed: graded by the instructor \(your merge: "
+                                r"[\d.]+x std::sort's time.*, the median of %d runs \([\d.]+x to [\d.]+x\); "
+                                r"the reference: about [\d.]+x" % speed.SELF_RUNS)
+        written = data["extra_data"]["written"]
+        self.assertTrue(written and all(q["answered"] for q in written), written)
+
+
 class MiniTree(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -147,38 +196,6 @@ class MiniTree(unittest.TestCase):
         self.assertEqual(code, 0, out)
         with open(os.path.join(work, "r.json")) as f:
             self.assertEqual(json.load(f)["score"], 38)
-
-    def test_export_release(self):
-        dest = os.path.join(self.tmp, "release")
-        code, out = run([os.path.join(self.tree, "grading", "export-release"), dest, "--jobs", "2"], self.tmp,
-                        timeout=3600)
-        print("\n" + "\n".join("  " + l for l in out.strip().splitlines()))
-        self.assertEqual(code, 0, out)
-        for gone in ("solutions", "grading/hidden", "grading/mutants", "grading/tests/fixtures",
-                     "grading/tests/test_fixtures.py", "grading/tests/test_attacks_order.py",
-                     "grading/tests/test_attacks_self_report.py"):
-            self.assertFalse(os.path.exists(os.path.join(dest, gone)), gone)
-        self.assertTrue(os.path.exists(os.path.join(dest, "grading", "grade")))
-        self.assertIn("[ok] README command 2", out)
-        for made in ("build", "results.json"):
-            self.assertFalse(os.path.exists(os.path.join(dest, made)), "the README's %s is not shipped" % made)
-        # Every visible test passing self-grades as full marks on tests, and
-        # the speed line says who scores speed and shows both ratios.
-        work = os.path.join(self.tmp, "self-grade")
-        os.makedirs(work)
-        code, out = run([os.path.join(dest, "grading", "grade"), "01", "--submission",
-                         os.path.join(self.tree, "solutions", LAB), "--out", os.path.join(work, "r.json")], work)
-        self.assertEqual(code, 0, out)
-        with open(os.path.join(work, "r.json")) as f:
-            data = json.load(f)
-        perf = [t for t in data["tests"] if t["name"].startswith("performance")][0]
-        self.assertEqual(data["score"], data["extra_data"]["max_score"] - perf["max_score"], out)
-        total = [l for l in out.splitlines() if l.startswith("TOTAL")][0]
-        self.assertRegex(total, r"TOTAL +(\d+)/\1 tests, speed: graded by the instructor \(your merge: "
-                                r"[\d.]+x std::sort's time.*, the median of %d runs \([\d.]+x to [\d.]+x\); "
-                                r"the reference: about [\d.]+x" % speed.SELF_RUNS)
-        written = data["extra_data"]["written"]
-        self.assertTrue(written and all(q["answered"] for q in written), written)
 
     def test_a_test_without_points_fails_the_build_check(self):
         # A test added to the visible tests and not to the rubric: the

@@ -207,8 +207,9 @@ inline lab15::JobReport check_word_count(const std::string& text, bool combiner,
         const auto want = reference_count(text);
         EXPECT_EQ(all.size(), want.size()) << "distinct words";
         EXPECT_TRUE(all == want) << "the counts differ from a single process's std::unordered_map count";
-        if (text.size() <= kCoreutilsBytes)
+        if (text.size() <= kCoreutilsBytes) {
             EXPECT_TRUE(all == coreutils_count(text)) << "the counts differ from tr | sort | uniq -c";
+        }
     }
     lab15::JobReport sum;
     sum.pairs_emitted = sum_over_ranks(report.pairs_emitted, comm);
