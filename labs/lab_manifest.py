@@ -4,11 +4,12 @@ description of a lab, read by the build (labs/meson.build) and the grader
 alike, so that no second list of labs, files or tests exists anywhere.
 
 A lab is:
-  labs/NN-name/lab.json     title, needs, harness and driver sources, tests and
-                            their points, driver checks, driver runs on real and
-                            hostile files and their memory bounds (driver_files,
-                            driver_memory: labs/driver_files.py), benchmark,
-                            sanitizer
+  labs/NN-name/lab.json     title, topic and status (the root README's lab
+                            table: tools/readme_labs.py), needs, harness and
+                            driver sources, tests and their points, driver
+                            checks, driver runs on real and hostile files and
+                            their memory bounds (driver_files, driver_memory:
+                            labs/driver_files.py), benchmark, sanitizer, figures
   labs/NN-name/student/     the files a student edits, and nothing else: every
                             file in it is a student file
   labs/NN-name/*            the harness: the interface, given code, the driver
@@ -33,6 +34,7 @@ Command line (Meson and scripts use it):
 Figures: "figures" lists the plots tools/plot draws from the driver's --json
 lines (FIGURE_SCHEMA below says what each key means); check_figures
 validates them whenever a manifest is loaded.
+
 """
 import ast
 import fnmatch
@@ -43,7 +45,9 @@ import shlex
 import subprocess
 import sys
 
-KNOWN_NEEDS = {"cuda", "cublas", "mpi", "openmp", "tbb", "qd"}
+# Each need as the root README's lab table writes it (tools/readme_labs.py).
+NEEDS_NAMES = {"cuda": "CUDA", "cublas": "cuBLAS", "mpi": "MPI", "openmp": "OpenMP", "tbb": "oneTBB", "qd": "QD"}
+KNOWN_NEEDS = set(NEEDS_NAMES)
 GPU_NEEDS = {"cuda", "cublas"}
 STUDENT_DIR = "student"
 # Open MPI refuses to run as root (CI and GPU hosts run as root) unless told;
@@ -121,6 +125,9 @@ def load(root, lab):
     if "student_files" in data:
         raise ManifestError("%s: 'student_files' is gone: the student files are the files in labs/%s/%s/"
                             % (where, lab, STUDENT_DIR))
+    for key in ("topic", "status"):  # one cell each of the README's table
+        if not isinstance(data.get(key, ""), str) or re.search(r"[|\n]", data.get(key, "")):
+            raise ManifestError("%s: '%s' must be a string without '|' or a newline" % (where, key))
     needs = _list_of_str(data, "needs", where)
     unknown = set(needs) - KNOWN_NEEDS
     if unknown:

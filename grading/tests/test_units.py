@@ -510,6 +510,18 @@ class HandoutGradingTest(unittest.TestCase):
         self.assertIsNone(handout_grading.replace("no markers", "x"))
 
 
+class ReadmeLabsTest(unittest.TestCase):
+    def test_rows_come_from_the_manifest(self):
+        # That README.md's table is up to date is the Meson test `readme labs`.
+        sys.path.insert(0, os.path.join(ROOT, "tools"))
+        import readme_labs
+        self.assertEqual(readme_labs.needs_text([]), "C++")
+        self.assertEqual(readme_labs.needs_text(["cuda", "tbb"]), "CUDA, oneTBB")
+        row = readme_labs.row("99-x", {"title": "T", "needs": ["mpi"], "status": "s"})
+        self.assertEqual(row, "| [99-x](labs/99-x/README.md) | T | MPI | s |")
+        self.assertIsNone(readme_labs.replace("no markers", "x"))
+
+
 class DriverFilesTest(unittest.TestCase):
     """labs/driver_files.py: the hostile files are what they claim, and its
     own count of a file follows the handouts' word rule."""
