@@ -522,6 +522,23 @@ class ReadmeLabsTest(unittest.TestCase):
         self.assertIsNone(readme_labs.replace("no markers", "x"))
 
 
+class FigureRunsTest(unittest.TestCase):
+    def test_runs_are_checked_and_launched(self):
+        lab_manifest = sys.modules[manifest.load.__module__]
+        for bad in ({"sample": [{"args": "--n 1"}]}, {"sample": [{"args": [], "ranks": 0}]},
+                    {"quoted": [{"args": []}]}, {"sample": [{"args": [], "env": {"A B": "1"}}]},
+                    {"samples": []}, {"sample": [{"args": [], "what": 1}]}):
+            with self.assertRaises(manifest.ManifestError, msg=bad):
+                lab_manifest.check_figure_runs(bad, "x")
+        run = {"args": ["--n", "2^18"], "ranks": 4, "env": {"OMP_NUM_THREADS": "1"}}
+        self.assertEqual(lab_manifest.figure_run_command(run, "d"),
+                         ["mpirun", "-np", "4", "--oversubscribe", "-x", "OMP_NUM_THREADS=1", "d", "--n", "2^18"])
+        self.assertEqual(lab_manifest.figure_run_command({"args": []}, "d"), ["d"])
+        m = manifest.load(ROOT, "14-pancake-bfs")
+        self.assertTrue(m["figure_runs"]["sample"])
+        self.assertFalse(m["figure_runs"]["sample_is_handout"])
+
+
 class DriverFilesTest(unittest.TestCase):
     """labs/driver_files.py: the hostile files are what they claim, and its
     own count of a file follows the handouts' word rule."""
