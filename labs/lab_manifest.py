@@ -4,11 +4,13 @@ description of a lab, read by the build (labs/meson.build) and the grader
 alike, so that no second list of labs, files or tests exists anywhere.
 
 A lab is:
-  labs/NN-name/lab.json     title, needs, harness and driver sources, tests and
-                            their points, driver checks, driver runs on real and
-                            hostile files and their memory bounds (driver_files,
-                            driver_memory: labs/driver_files.py), benchmark,
-                            sanitizer
+  labs/NN-name/lab.json     title, topic and status (the root README's lab
+                            table: tools/readme_labs.py), needs, harness and
+                            driver sources, tests and their points, driver
+                            checks, driver runs on real and hostile files and
+                            their memory bounds (driver_files, driver_memory:
+                            labs/driver_files.py), benchmark, sanitizer, figures
+                            and the runs that record them (figure_runs, below)
   labs/NN-name/student/     the files a student edits, and nothing else: every
                             file in it is a student file
   labs/NN-name/*            the harness: the interface, given code, the driver
@@ -29,10 +31,28 @@ Command line (Meson and scripts use it):
   lab_manifest.py meson LAB                   the manifest as "key<TAB>value<TAB>value..." lines
   lab_manifest.py mpi-env [--shell]           the environment Open MPI needs to run as root
   lab_manifest.py check-rubric LAB --visible BIN [--hidden BIN] [--launcher CMD...]
+  lab_manifest.py figure-runs SET --driver-dir DIR [--cpu | --gpu] [--gpus N] [LAB...]
 
 Figures: "figures" lists the plots tools/plot draws from the driver's --json
 lines (FIGURE_SCHEMA below says what each key means); check_figures
 validates them whenever a manifest is loaded.
+
+Figure runs: "figure_runs" says how the reference driver is run to make them,
+so that no script keeps a list of labs or arguments:
+  "sample": [RUN...]          the runs whose --json lines are the lab's
+                              figures/sample.jsonl: tools/figures-cpu.sh runs a
+                              CPU lab's, tools/figures-gpu-host.sh a GPU lab's
+  "sample_is_handout": false  the handout's figures are not drawn from the
+                              sample (it shows larger runs its README gives)
+  "quoted": [RUN...]          named runs whose output the handout quotes
+                              (tools/lab11-figures.sh runs them on a GPU host)
+  RUN: {"args": [driver arguments], "ranks": P (under mpirun with P ranks;
+       without it the driver runs alone), "one_gpu_per_rank": true (left out
+       on a host with fewer GPUs than ranks), "env": {NAME: value},
+       "name": the output's name (quoted runs), "note": why, for the reader}
+  lab_manifest.py figure-runs SET --driver-dir DIR [--cpu | --gpu] [--gpus N] [LAB...]
+prints one run a line: the lab, the run's name (- for none) and the command
+line, shell-quoted, separated by tabs.
 """
 import ast
 import fnmatch
@@ -43,7 +63,9 @@ import shlex
 import subprocess
 import sys
 
-KNOWN_NEEDS = {"cuda", "cublas", "mpi", "openmp", "tbb", "qd"}
+# Each need as the root README's lab table writes it (tools/readme_labs.py).
+NEEDS_NAMES = {"cuda": "CUDA", "cublas": "cuBLAS", "mpi": "MPI", "openmp": "OpenMP", "tbb": "oneTBB", "qd": "QD"}
+KNOWN_NEEDS = set(NEEDS_NAMES)
 GPU_NEEDS = {"cuda", "cublas"}
 STUDENT_DIR = "student"
 # Open MPI refuses to run as root (CI and GPU hosts run as root) unless told;
@@ -121,6 +143,9 @@ def load(root, lab):
     if "student_files" in data:
         raise ManifestError("%s: 'student_files' is gone: the student files are the files in labs/%s/%s/"
                             % (where, lab, STUDENT_DIR))
+    for key in ("topic", "status"):  # one cell each of the README's table
+        if not isinstance(data.get(key, ""), str) or re.search(r"[|\n]", data.get(key, "")):
+            raise ManifestError("%s: '%s' must be a string without '|' or a newline" % (where, key))
     needs = _list_of_str(data, "needs", where)
     unknown = set(needs) - KNOWN_NEEDS
     if unknown:
@@ -145,6 +170,7 @@ def load(root, lab):
     data.setdefault("test_main", "mpi" if "mpi" in needs else "gtest")
     data["name"] = lab
     check_figures(data.setdefault("figures", []), where)
+    check_figure_runs(data.setdefault("figure_runs", {}), where)
     data["needs"] = needs
     data["needs_gpu"] = bool(set(needs) & GPU_NEEDS)
     return data
@@ -467,6 +493,95 @@ def check_figures(figures, where):
                 _check_layer(layer, "%s layers[%d]" % (pat, k))
 
 
+FIGURE_RUN_SETS = ("sample", "quoted")
+FIGURE_RUN_KEYS = {"args", "ranks", "one_gpu_per_rank", "env", "name", "note"}
+
+
+def check_figure_runs(runs, where):
+    """Validate a manifest's "figure_runs" (the module's doc); raises ManifestError."""
+    if not isinstance(runs, dict) or set(runs) - set(FIGURE_RUN_SETS) - {"sample_is_handout"}:
+        raise ManifestError("%s: 'figure_runs' must be an object of %s and sample_is_handout"
+                            % (where, ", ".join(FIGURE_RUN_SETS)))
+    if not isinstance(runs.setdefault("sample_is_handout", True), bool):
+        raise ManifestError("%s: figure_runs.sample_is_handout must be true or false" % where)
+    for kind in FIGURE_RUN_SETS:
+        names = set()
+        if not isinstance(runs.setdefault(kind, []), list):
+            raise ManifestError("%s: figure_runs.%s must be a list of runs" % (where, kind))
+        for i, run in enumerate(runs[kind]):
+            at = "%s figure_runs.%s[%d]" % (where, kind, i)
+            if not isinstance(run, dict) or set(run) - FIGURE_RUN_KEYS or "args" not in run:
+                raise ManifestError("%s must be an object of args and %s" % (at, ", ".join(sorted(FIGURE_RUN_KEYS))))
+            _list_of_str(run, "args", at)
+            ranks = run.get("ranks", 1)
+            if not isinstance(ranks, int) or isinstance(ranks, bool) or ranks < 1:
+                raise ManifestError("%s: ranks must be a whole number >= 1" % at)
+            if not isinstance(run.get("one_gpu_per_rank", False), bool) or not isinstance(run.get("note", ""), str):
+                raise ManifestError("%s: one_gpu_per_rank is true or false, note a string" % at)
+            env = run.get("env", {})
+            if not (isinstance(env, dict) and all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k) and isinstance(v, str)
+                                                  for k, v in env.items())):
+                raise ManifestError("%s: env must map variable names to strings" % at)
+            name = run.get("name")
+            if (name is not None or kind == "quoted") and not (
+                    isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", name)):
+                raise ManifestError("%s: name must be a plain file name (a quoted run needs one)" % at)
+            if name is not None and name in names:
+                raise ManifestError("%s: two runs are named %s" % (at, name))
+            names.add(name)
+
+
+def figure_run_command(run, driver):
+    """Pure: the command line (a list) of one figure run of DRIVER. Under
+    mpirun, oversubscription lets more ranks than cores run (and a rank a
+    GPU shares with others)."""
+    env = sorted(run.get("env", {}).items())
+    if "ranks" in run:
+        launch = ["mpirun", "-np", str(run["ranks"]), "--oversubscribe"]
+        for k, v in env:
+            launch += ["-x", "%s=%s" % (k, v)]
+    else:
+        launch = ["env"] + ["%s=%s" % kv for kv in env] if env else []
+    return launch + [driver] + run["args"]
+
+
+def figure_runs_command(root, args):
+    """figure-runs SET --driver-dir DIR [--cpu | --gpu] [--gpus N] [LAB...]"""
+    if not args or args[0] not in FIGURE_RUN_SETS:
+        raise ManifestError("figure-runs: the first argument is one of %s" % ", ".join(FIGURE_RUN_SETS))
+    kind, driver_dir, gpu, gpus, labs, i = args[0], None, None, None, [], 1
+    while i < len(args):
+        if args[i] == "--driver-dir" and i + 1 < len(args):
+            driver_dir, i = args[i + 1], i + 2
+        elif args[i] == "--gpus" and i + 1 < len(args) and args[i + 1].isdigit():
+            gpus, i = int(args[i + 1]), i + 2
+        elif args[i] in ("--cpu", "--gpu"):
+            gpu, i = args[i] == "--gpu", i + 1
+        elif not args[i].startswith("-"):
+            labs.append(resolve_lab(root, args[i]))
+            i += 1
+        else:
+            raise ManifestError("figure-runs: unexpected argument %r" % args[i])
+    if driver_dir is None:
+        raise ManifestError("figure-runs: --driver-dir DIR (where LAB-solution is) is missing")
+    lines = []
+    for lab in labs or list_labs(root):
+        m = load(root, lab)
+        runs = m["figure_runs"][kind]
+        if gpu is not None and m["needs_gpu"] != gpu:
+            runs = []
+        if labs and not runs:
+            raise ManifestError("labs/%s/lab.json has no %s%s figure runs"
+                                % (lab, "" if gpu is None else "GPU " if gpu else "CPU ", kind))
+        for run in runs:
+            if gpus is not None and run.get("one_gpu_per_rank") and run.get("ranks", 1) > max(gpus, 1):
+                continue
+            command = figure_run_command(run, os.path.join(driver_dir, lab + "-solution"))
+            lines.append("%s\t%s\t%s" % (lab, run.get("name", "-"), " ".join(shlex.quote(a) for a in command)))
+    print("\n".join(lines))
+    return 0
+
+
 # ---- the rubric -------------------------------------------------------------------
 
 def is_glob(key):
@@ -571,6 +686,8 @@ def main(argv):
         elif argv[1:2] == ["mpi-env"]:
             for k, v in MPI_AS_ROOT_ENV.items():
                 print("export %s=%s" % (k, shlex.quote(v)) if argv[2:] == ["--shell"] else "%s=%s" % (k, v))
+        elif argv[1:2] == ["figure-runs"]:
+            return figure_runs_command(root, argv[2:])
         elif argv[1:2] == ["check-rubric"] and len(argv) >= 5:
             return check_rubric_command(root, argv[2], argv[3:])
         else:

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The CPU labs' figures (01, 02, 03, 14, 15), on any Linux machine with the
-# packages of .ci/packages.txt: builds the labs' reference drivers, runs each
-# with small sizes and the arguments its declared figures (lab.json,
-# "figures") need, and writes
+# The CPU labs' figures, on any Linux machine with the packages of
+# .ci/packages.txt: builds the reference drivers of the labs whose lab.json
+# has CPU figure runs ("figure_runs": "sample"), runs each as listed there
+# (small sizes, the arguments its declared figures need), and writes
 #   OUT_DIR/NN-name.jsonl    the driver's --json lines
 #   OUT_DIR/NN-name.err      what the driver said on stderr
 #   OUT_DIR/NN-name/*.png    the figures, drawn by tools/plot
@@ -10,22 +10,29 @@
 # of labs 01-03) came from
 #   tools/figures-cpu.sh /tmp/figs --install
 # where --install copies each OUT_DIR/NN-name.jsonl to labs/NN-name/figures/sample.jsonl
-# and, for labs 01-03, its PNGs to labs/NN-name/figures/. The handouts of labs
-# 14 and 15 show runs on 16 cores at sizes two cores cannot reach: their
-# READMEs give those commands and the tools/plot line that drew them.
+# and its PNGs to labs/NN-name/figures/, but for labs whose handout shows runs
+# on 16 cores at sizes two cores cannot reach ("sample_is_handout": false,
+# labs 14 and 15): their READMEs give those commands and the tools/plot line
+# that drew them. --list prints the runs and does nothing else.
 #   usage: [LABS="01-sorting"] tools/figures-cpu.sh OUT_DIR [--install] [BUILD_DIR]
+#          [LABS=...] tools/figures-cpu.sh --list [BUILD_DIR]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+manifest=$root/labs/lab_manifest.py
 out=${1:?usage: tools/figures-cpu.sh OUT_DIR [--install] [BUILD_DIR]}
 install=
 [ "${2:-}" = --install ] && { install=1; shift; }
 build=${2:-/tmp/fig-cpu}
-labs=${LABS:-01-sorting 02-bucket-sort 03-parallel-quicksort 14-pancake-bfs 15-mapreduce}
+# The runs, one a line: the lab, the run's name and its command (lab.json).
+# shellcheck disable=SC2086  # LABS is a list of words
+runs=$(python3 "$manifest" figure-runs sample --cpu --driver-dir "$build/labs" ${LABS:-}) || exit 1
+[ "$out" = --list ] && { printf '%s\n' "$runs"; exit 0; }
+labs=$(printf '%s\n' "$runs" | cut -f1 | uniq)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 # Open MPI refuses to run as root unless told, and oversubscription lets 4
 # ranks run on 2 cores.
-eval "$(python3 "$root/labs/lab_manifest.py" mpi-env --shell)"
+eval "$(python3 "$manifest" mpi-env --shell)"
 
 SECONDS=0
 [ -d "$build" ] || meson setup "$build" "$root" -Dcuda=disabled -Dgrader_tests=false \
@@ -36,46 +43,17 @@ ninja -C "$build" $targets > "$out/build.log" 2>&1 || { tail -30 "$out/build.log
 echo "built in $SECONDS s"
 
 status=0
-# run LAB ARGS...: one run of LAB's reference driver, its --json lines added to
-# OUT_DIR/LAB.jsonl; NP=P runs it under mpirun with P ranks.
-run() {
-  local lab=$1
-  shift
-  local start=$SECONDS launch=()
-  [ -n "${NP:-}" ] && launch=(mpirun -np "$NP" --oversubscribe)
-  timeout 300 "${launch[@]}" "$build/labs/$lab-solution" "$@" --json >> "$out/$lab.jsonl" 2>> "$out/$lab.err"
-  local rc=$?
-  echo "  ${NP:+np $NP: }$lab $*: exit $rc after $((SECONDS - start)) s"
+for lab in $labs; do rm -f "$out/$lab.jsonl" "$out/$lab.err"; done
+# Each run's --json lines are added to OUT_DIR/LAB.jsonl; a run that fails or
+# hangs (5 minutes) is reported and the rest go on.
+while IFS=$'\t' read -r lab _ command; do
+  start=$SECONDS
+  # The command is lab_manifest.py's, shell-quoted.
+  eval "timeout 300 $command --json" >> "$out/$lab.jsonl" 2>> "$out/$lab.err" < /dev/null
+  rc=$?
+  echo "  $lab: ${command#"$build/labs/"}: exit $rc after $((SECONDS - start)) s"
   [ $rc = 0 ] || status=1
-}
-wanted() { case " $labs " in *" $1 "*) rm -f "$out/$1.jsonl" "$out/$1.err"; return 0 ;; esac; return 1; }
-
-# 01: every algorithm against n, for seconds / (n log2 n).
-wanted 01-sorting && run 01-sorting --sweep --sizes 1e4 3e4 1e5 3e5 1e6 3e6 --reps 3
-# 02: both versions on 1 to 4 ranks, for the speed-up and the time split.
-if wanted 02-bucket-sort; then
-  for p in 1 2 3 4; do NP=$p run 02-bucket-sort --n 4e6 --algo both --reps 3; done
-fi
-# 03: every algorithm on 1 to 4 threads, for the speed-up.
-wanted 03-parallel-quicksort && run 03-parallel-quicksort --n 4e6 --sweep --max-threads 4 --reps 3
-# 14: the levels for n = 8 to 10; n = 10 on 1, 2 and 4 ranks in memory and
-# spilling to files under a 64 KiB budget.
-if wanted 14-pancake-bfs; then
-  for n in 8 9; do NP=1 run 14-pancake-bfs --n "$n"; done
-  for p in 1 2 4; do
-    NP=$p run 14-pancake-bfs --n 10 --no-anchor --reps 3
-    NP=$p run 14-pancake-bfs --n 10 --no-anchor --reps 3 --budget 65536 --spill-dir /tmp
-  done
-fi
-# 15: word count on 1, 2 and 4 ranks with the combiner on and off, the
-# inverted index, and the pancake search.
-if wanted 15-mapreduce; then
-  for p in 1 2 4; do
-    for c in on off; do NP=$p run 15-mapreduce --generate 4e6 --combiner "$c"; done
-  done
-  NP=2 run 15-mapreduce --generate 1e6 --job index  # 4e6 took minutes on 2 cores
-  NP=2 run 15-mapreduce --job pancake --n 8 --reps 1
-fi
+done <<< "$runs"
 echo "measured in $SECONDS s"
 
 for lab in $labs; do
@@ -84,7 +62,10 @@ for lab in $labs; do
   if [ -n "$install" ]; then
     mkdir -p "$root/labs/$lab/figures"
     cp "$out/$lab.jsonl" "$root/labs/$lab/figures/sample.jsonl"
-    case $lab in 14-* | 15-*) ;; *) cp "$out/$lab"/*.png "$root/labs/$lab/figures/" ;; esac
+    if python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import lab_manifest as m
+sys.exit(0 if m.load(m.repo_root(), sys.argv[2])["figure_runs"]["sample_is_handout"] else 1)' "$root/labs" "$lab"; then
+      cp "$out/$lab"/*.png "$root/labs/$lab/figures/"
+    fi
   fi
 done
 echo "done in $SECONDS s: JSON lines and figures in $out"

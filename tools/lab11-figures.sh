@@ -3,42 +3,32 @@
 # host with one GPU per rank (two H200s: the device tool's nvidia-h200-x2):
 # one GPU (layouts, plain / __ldg / texture loads), the decompositions on 2
 # GPUs and on 4 ranks sharing them (strips, 2 x 2 blocks, wide halos, the
-# exchange model), and strong and weak scaling. Run after a build:
+# exchange model), and strong and weak scaling: the runs its lab.json lists
+# ("figure_runs": "quoted"; OUT_DIR/NAME.log each). Run after a build:
 #   tools/lab11-figures.sh [BUILD_DIR] [OUT_DIR]
+#   tools/lab11-figures.sh --list [BUILD_DIR]     the runs, nothing else
 set -uo pipefail
 only=${ONLY:-}  # e.g. ONLY="scaling strips": just the runs whose names contain a word
+list=
+[ "${1:-}" = --list ] && { list=1; shift; }
 build=${1:-build-gpu}
 out=${2:-lab11-figures}
+manifest=$(dirname "$0")/../labs/lab_manifest.py
+# The runs, one a line: the lab, the run's name and its command (lab.json).
+runs=$(python3 "$manifest" figure-runs quoted --driver-dir "$build/labs") || exit 1
+[ -n "$list" ] && { printf '%s\n' "$runs"; exit 0; }
 mkdir -p "$out"
-eval "$(python3 "$(dirname "$0")/../labs/lab_manifest.py" mpi-env --shell)"  # Open MPI as root
-sor=$build/labs/11-multigpu-sor-solution
-run() {  # name, command...
-  local name=$1
-  shift
+eval "$(python3 "$manifest" mpi-env --shell)"  # Open MPI as root
+while IFS=$'\t' read -r _ name command; do
   if [ -n "$only" ]; then
-    local word hit=
+    hit=
     for word in $only; do case $name in *"$word"*) hit=1 ;; esac; done
-    [ -n "$hit" ] || return 0
+    [ -n "$hit" ] || continue
   fi
-  echo "== $name: $*"
+  echo "== $name: $command"
   SECONDS=0
-  "$@" > "$out/$name.log" 2> "$out/$name.err"
+  # The command is lab_manifest.py's, shell-quoted.
+  eval "$command" > "$out/$name.log" 2> "$out/$name.err" < /dev/null
   echo "   exit $? after $SECONDS s"
   cat "$out/$name.log"
-}
-# Every halo path the host allows (staged, overlapped, GPU to GPU plain and
-# overlapped), each with its exchange share: the handout's "Two GPUs" table.
-run scaling-2gpu-4096 mpirun -np 2 "$sor" --mode scaling --n 4096 --sweeps 20 --reps 5
-run scaling-2gpu-8192 mpirun -np 2 "$sor" --mode scaling --n 8192 --sweeps 20 --reps 5
-run scaling-2gpu-16384 mpirun -np 2 "$sor" --mode scaling --n 16384 --sweeps 20 --reps 5 --weak
-run scaling-2gpu-32768 mpirun -np 2 "$sor" --mode scaling --n 32768 --sweeps 10 --reps 5
-# 16000: the thesis's largest grid, and within the 1-D texture limit (2^28 texels).
-run loads-1gpu "$sor" --mode gpu --n 16000 --sweeps 20 --reps 5 --loads all
-run strips-2gpu-16384 mpirun -np 2 "$sor" --mode strips --device gpu --n 16384 --sweeps 20 --reps 5 \
-  --layout separated --bs 1,2,4,8,16
-run strips-2gpu-4096 mpirun -np 2 "$sor" --mode strips --device gpu --n 4096 --sweeps 50 --reps 5 \
-  --layout separated --bs 1,2,4,8,16
-run blocks-4ranks-2gpu-8192 mpirun -np 4 --oversubscribe "$sor" --mode strips --device gpu --n 8192 --sweeps 20 \
-  --reps 5 --layout separated --exchange staged --bs 1,4
-# One core per rank: OpenMP inside 16 ranks would put 16 x cores threads on the cores.
-run cpu-strips-16ranks mpirun -np 16 --oversubscribe -x OMP_NUM_THREADS=1 "$sor" --mode strips --n 4096 --sweeps 20 --reps 5 --bs 1,2,4,8
+done <<< "$runs"

@@ -510,6 +510,35 @@ class HandoutGradingTest(unittest.TestCase):
         self.assertIsNone(handout_grading.replace("no markers", "x"))
 
 
+class ReadmeLabsTest(unittest.TestCase):
+    def test_rows_come_from_the_manifest(self):
+        # That README.md's table is up to date is the Meson test `readme labs`.
+        sys.path.insert(0, os.path.join(ROOT, "tools"))
+        import readme_labs
+        self.assertEqual(readme_labs.needs_text([]), "C++")
+        self.assertEqual(readme_labs.needs_text(["cuda", "tbb"]), "CUDA, oneTBB")
+        row = readme_labs.row("99-x", {"title": "T", "needs": ["mpi"], "status": "s"})
+        self.assertEqual(row, "| [99-x](labs/99-x/README.md) | T | MPI | s |")
+        self.assertIsNone(readme_labs.replace("no markers", "x"))
+
+
+class FigureRunsTest(unittest.TestCase):
+    def test_runs_are_checked_and_launched(self):
+        lab_manifest = sys.modules[manifest.load.__module__]
+        for bad in ({"sample": [{"args": "--n 1"}]}, {"sample": [{"args": [], "ranks": 0}]},
+                    {"quoted": [{"args": []}]}, {"sample": [{"args": [], "env": {"A B": "1"}}]},
+                    {"samples": []}, {"sample": [{"args": [], "what": 1}]}):
+            with self.assertRaises(manifest.ManifestError, msg=bad):
+                lab_manifest.check_figure_runs(bad, "x")
+        run = {"args": ["--n", "2^18"], "ranks": 4, "env": {"OMP_NUM_THREADS": "1"}}
+        self.assertEqual(lab_manifest.figure_run_command(run, "d"),
+                         ["mpirun", "-np", "4", "--oversubscribe", "-x", "OMP_NUM_THREADS=1", "d", "--n", "2^18"])
+        self.assertEqual(lab_manifest.figure_run_command({"args": []}, "d"), ["d"])
+        m = manifest.load(ROOT, "14-pancake-bfs")
+        self.assertTrue(m["figure_runs"]["sample"])
+        self.assertFalse(m["figure_runs"]["sample_is_handout"])
+
+
 class DriverFilesTest(unittest.TestCase):
     """labs/driver_files.py: the hostile files are what they claim, and its
     own count of a file follows the handouts' word rule."""
