@@ -11,7 +11,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage="usage: tools/sanitize.sh LAB [BUILD_DIR] [solution|student]"
-[ $# -ge 1 ] && [ $# -le 3 ] || { echo "$usage" >&2; exit 2; }
+if [ $# -lt 1 ] || [ $# -gt 3 ]; then echo "$usage" >&2; exit 2; fi
 build=${2:-build}
 variant=${3:-solution}
 # The lab's name, tools and filter, through the manifest's own reader (one
