@@ -597,7 +597,7 @@ class LabNameTest(unittest.TestCase):
         self.assertEqual(named["driver"], ["main.cpp"])
         self.assertEqual(named["test_main"], ["gtest"])
         self.assertEqual(named["needs"], [])
-        self.assertIn("check\tfail\t--n\t-1", lines)
+        self.assertIn("check\tfail\t--n\t1e18", lines)
 
     def test_a_lab_folder_is_graded_from_its_student_folder(self):
         with tempfile.TemporaryDirectory() as d:
