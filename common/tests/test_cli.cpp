@@ -136,3 +136,52 @@ TEST(Parse, CountsBelowTheMinimumAreUsageErrors) {
         EXPECT_NE(err.find(args[1]), std::string::npos) << err;
     }
 }
+
+// What every lab's driver checks used to re-test one by one (--n abc, --n
+// -1, --samples lots, --seed -1, ...): a word or a negative number for a
+// count, or a bad shared option, is a usage error from the shared parser
+// itself, whatever the lab: exit 2 and one line naming the option and the
+// value. The drivers' own checks keep only what a lab decides (its bounds,
+// its choices, its files).
+TEST(Parse, MalformedCountsAndSharedOptionsAreUsageErrorsInEveryDriver) {
+    const std::vector<std::vector<std::string>> bad = {{"--n", "-1"},
+                                                       {"--n", "-5"},
+                                                       {"--n", "abc"},
+                                                       {"--n", "lots"},
+                                                       {"--n", "many"},
+                                                       {"--n", "1e"},
+                                                       {"--n", "2^"},
+                                                       {"--n", "1.5"},
+                                                       {"--sizes", "1e4", "x"},
+                                                       {"--sizes", "-1"},
+                                                       {"--seed", "-1"},
+                                                       {"--seed", "abc"},
+                                                       {"--reps", "0"},
+                                                       {"--reps", "abc"},
+                                                       {"--warmup", "-1"},
+                                                       {"--serve", "/nonexistent-hpclab-dir"},
+                                                       {"--n"},
+                                                       {"--no-such-option"}};
+    for (const auto& args : bad) {
+        std::size_t n = 5;
+        std::vector<std::size_t> sizes;
+        hpclab::cli::CommonOptions common;
+        CLI::App app("test", "prog");
+        hpclab::cli::add_count(app, "--n", n, "size", 1);
+        hpclab::cli::add_counts(app, "--sizes", sizes, "sizes", 1);
+        hpclab::cli::add_common(app, common);
+        std::vector<std::string> words = {"prog"};
+        words.insert(words.end(), args.begin(), args.end());
+        std::vector<char*> argv;
+        for (auto& w : words) argv.push_back(w.data());
+        testing::internal::CaptureStderr();
+        const int code = hpclab::cli::parse(app, static_cast<int>(argv.size()), argv.data());
+        const std::string err = testing::internal::GetCapturedStderr();
+        const std::string what = args.size() > 1 ? args[0] + " " + args.back() : args[0];
+        EXPECT_EQ(code, 2) << what;
+        EXPECT_EQ(err.rfind("prog: error: ", 0), 0u) << what << ": " << err;
+        EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << what << ": " << err;
+        EXPECT_NE(err.find(args[0]), std::string::npos) << what << ": " << err;
+        EXPECT_EQ(n, 5u) << what;  // a rejected value is never stored
+    }
+}

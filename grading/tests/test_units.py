@@ -626,7 +626,7 @@ class LabNameTest(unittest.TestCase):
         self.assertEqual(named["driver"], ["main.cpp"])
         self.assertEqual(named["test_main"], ["gtest"])
         self.assertEqual(named["needs"], [])
-        self.assertIn("check\tfail\t--n\t-1", lines)
+        self.assertIn("check\tfail\t--n\t1e18", lines)
 
     def test_a_lab_folder_is_graded_from_its_student_folder(self):
         with tempfile.TemporaryDirectory() as d:
@@ -918,6 +918,88 @@ exec "$@"
         item = self.grade()
         self.assertEqual((item.score, item.outcome), (0, "needs_gpu"))
         self.assertIn("needs a GPU", item.output)
+
+
+class SanitizeScriptTest(unittest.TestCase):
+    """tools/sanitize.sh is the one compute-sanitizer script of every CUDA
+    lab: no lab keeps a copy, every handout command names it, and for every
+    CUDA lab it runs the tools and filter of that lab's lab.json "sanitizer"
+    entry (the grader's) on the lab's test binary. compute-sanitizer and
+    nvidia-smi are faked on PATH: this host needs no GPU."""
+
+    FAKE_TOOL = """#!/bin/sh
+# fake compute-sanitizer: log the arguments; report an error where asked
+echo "$*" >> "$(dirname "$0")/calls"
+[ -e "$(dirname "$0")/errors" ] && exit 99
+exit 0
+"""
+    SCRIPT = os.path.join(ROOT, "tools", "sanitize.sh")
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.bin = os.path.join(self.tmp, "bin")
+        os.makedirs(self.bin)
+        for name, text in (("compute-sanitizer", self.FAKE_TOOL), ("nvidia-smi", "#!/bin/sh\nexit 0\n")):
+            with open(os.path.join(self.bin, name), "w") as f:
+                f.write(text)
+            os.chmod(os.path.join(self.bin, name), 0o755)
+        self.env = dict(os.environ, PATH=self.bin + ":" + os.environ["PATH"])
+        self.cuda_labs = [lab for lab in manifest.list_labs(ROOT) if "cuda" in manifest.load(ROOT, lab)["needs"]]
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def sanitize(self, *args):
+        return subprocess.run(["bash", self.SCRIPT] + list(args), env=self.env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, universal_newlines=True, timeout=60)
+
+    def test_every_cuda_lab_runs_its_lab_json_entry(self):
+        self.assertGreater(len(self.cuda_labs), 0)
+        build_dir = os.path.join(self.tmp, "build")
+        os.makedirs(os.path.join(build_dir, "labs"))
+        calls = os.path.join(self.bin, "calls")
+        for lab in self.cuda_labs:
+            with self.subTest(lab=lab):
+                self.assertFalse(os.path.exists(os.path.join(ROOT, "labs", lab, "sanitize.sh")),
+                                 "a copy of tools/sanitize.sh in labs/%s" % lab)
+                san = manifest.load(ROOT, lab).get("sanitizer")
+                self.assertTrue(san, "labs/%s/lab.json has no sanitizer entry" % lab)
+                binary = os.path.join(build_dir, "labs", lab + "-tests")
+                with open(binary, "w") as f:
+                    f.write("#!/bin/sh\nexit 0\n")
+                os.chmod(binary, 0o755)
+                if os.path.exists(calls):
+                    os.remove(calls)
+                p = self.sanitize(lab.split("-")[0], build_dir, "student")
+                self.assertEqual(p.returncode, 0, p.stdout)
+                with open(calls) as f:
+                    ran = f.read().splitlines()
+                self.assertEqual([c.split()[1] for c in ran], san["tools"], p.stdout)
+                for c in ran:
+                    self.assertIn("%s --gtest_filter=%s" % (binary, san["gtest_filter"]), c)
+        open(os.path.join(self.bin, "errors"), "w").close()
+        p = self.sanitize(self.cuda_labs[0], build_dir, "student")
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("FAILED", p.stdout)
+
+    def test_handouts_name_the_one_script(self):
+        for lab in manifest.list_labs(ROOT):
+            with open(os.path.join(ROOT, "labs", lab, "README.md"), encoding="utf-8") as f:
+                for line in f:
+                    if "sanitize.sh " not in line or not line.lstrip().startswith(("tools/", "labs/")):
+                        continue
+                    with self.subTest(lab=lab, line=line.strip()):
+                        self.assertTrue(line.startswith("tools/sanitize.sh "), line)
+                        self.assertIn(lab, self.cuda_labs)
+                        self.assertEqual(manifest.resolve_lab(ROOT, line.split()[1]), lab, line)
+
+    def test_refusals(self):
+        for args, why in ((("01-sorting",), 'no "sanitizer" entry'), (("99",), "unknown lab"),
+                          (("06", self.tmp, "bogus"), "must be 'solution' or 'student'"),
+                          (("06", self.tmp), "no test binary")):
+            p = self.sanitize(*args)
+            self.assertEqual(p.returncode, 2, (args, p.stdout))
+            self.assertIn(why, p.stdout)
 
 
 class ReleaseLeakTest(unittest.TestCase):
