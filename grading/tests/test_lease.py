@@ -196,10 +196,16 @@ class TimedClass(unittest.TestCase):
     def test_no_two_timed_phases_overlapped(self):
         self.assertEqual(self.code, 0, self.output)
         records = lease.intervals(self.leases)
+        timed = [r for r in records if r["mode"] == "exclusive"]
         # The solution and the slowed copy pass every visible test, so both are
         # timed; the starter is not.
-        self.assertEqual(sorted(r["who"] for r in records), ["%s submission" % LAB] * 2, records)
-        self.assertEqual({r["resource"] for r in records}, {"host"})
+        self.assertEqual(sorted(r["who"] for r in timed), ["%s submission" % LAB] * 2, timed)
+        self.assertEqual({r["resource"] for r in timed}, {"host"})
+        # Every command of the three grades held the host shared: none ran
+        # beside a timed phase.
+        self.assertEqual({r["who"] for r in records if r["mode"] == "shared"},
+                         {"%s submission" % LAB}, records[:5])
+        self.assertGreater(len(records), len(timed) + 3)
         self.assertEqual(lease.overlaps(records), [])
 
     def test_speed_points_still_tell_fast_from_slow(self):
