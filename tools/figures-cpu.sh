@@ -18,6 +18,8 @@
 #          [LABS=...] tools/figures-cpu.sh --list [BUILD_DIR]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tools/figure_runs.sh
+source "$root/tools/figure_runs.sh"
 manifest=$root/labs/lab_manifest.py
 out=${1:?usage: tools/figures-cpu.sh OUT_DIR [--install] [BUILD_DIR]}
 install=
@@ -43,17 +45,8 @@ ninja -C "$build" $targets > "$out/build.log" 2>&1 || { tail -30 "$out/build.log
 echo "built in $SECONDS s"
 
 status=0
-for lab in $labs; do rm -f "$out/$lab.jsonl" "$out/$lab.err"; done
-# Each run's --json lines are added to OUT_DIR/LAB.jsonl; a run that fails or
-# hangs (5 minutes) is reported and the rest go on.
-while IFS=$'\t' read -r lab _ command; do
-  start=$SECONDS
-  # The command is lab_manifest.py's, shell-quoted.
-  eval "timeout 300 $command --json" >> "$out/$lab.jsonl" 2>> "$out/$lab.err" < /dev/null
-  rc=$?
-  echo "  $lab: ${command#"$build/labs/"}: exit $rc after $((SECONDS - start)) s"
-  [ $rc = 0 ] || status=1
-done <<< "$runs"
+# A run that fails or hangs (5 minutes) is reported and the rest go on.
+run_figure_runs "$out" "$build" 300 "$runs" || status=1
 echo "measured in $SECONDS s"
 
 for lab in $labs; do

@@ -15,6 +15,8 @@
 #   tools/plot NN-name labs/NN-name/figures/sample.jsonl     # PNGs into labs/NN-name/figures/
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tools/figure_runs.sh
+source "$root/tools/figure_runs.sh"
 manifest=$root/labs/lab_manifest.py
 out=${1:?usage: tools/figures-gpu-host.sh OUT_DIR [BUILD_DIR] [GPU_ARCH]}
 build=${2:-/tmp/fig}
@@ -41,17 +43,8 @@ ninja -C "$build" $targets > "$out/build.log" 2>&1 || { tail -30 "$out/build.log
 echo "built in $SECONDS s"
 
 status=0
-for lab in $labs; do rm -f "$out/$lab.jsonl" "$out/$lab.err"; done
-# Each run's --json lines are added to OUT_DIR/LAB.jsonl. A run that fails or
-# hangs (3 minutes) is reported and the rest go on.
-while IFS=$'\t' read -r lab _ command; do
-  start=$SECONDS
-  # The command is lab_manifest.py's, shell-quoted.
-  eval "timeout 180 $command --json" >> "$out/$lab.jsonl" 2>> "$out/$lab.err" < /dev/null
-  rc=$?
-  echo "  $lab: ${command#"$build/labs/"}: exit $rc after $((SECONDS - start)) s"
-  [ $rc = 0 ] || status=1
-done <<< "$runs"
+# A run that fails or hangs (3 minutes) is reported and the rest go on.
+run_figure_runs "$out" "$build" 180 "$runs" || status=1
 echo "measured in $SECONDS s"
 
 # The figures; /usr/bin/python3 is Debian's, which has python3-matplotlib.

@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.join(ROOT, "labs"))
 sys.path.insert(0, os.path.join(ROOT, "grading"))
 
 import lab_manifest  # noqa: E402
+import marked_block  # noqa: E402
 from hpcgrade import answers, pipeline, speed, timing  # noqa: E402
 from hpcgrade.report import fmt_points as fmt  # noqa: E402
 
@@ -157,10 +158,7 @@ def section(root, lab):
 
 def replace(text, new):
     """Pure: TEXT with its marked section replaced, or None without markers."""
-    i, j = text.find(BEGIN), text.find(END)
-    if i < 0 or j < i:
-        return None
-    return text[:i] + new + text[j + len(END):]
+    return marked_block.replace(text, BEGIN, END, new)
 
 
 def main(argv):

@@ -19,6 +19,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "labs"))
 
 import lab_manifest  # noqa: E402
+import marked_block  # noqa: E402
 
 BEGIN = "<!-- labs:begin -->"
 END = "<!-- labs:end -->"
@@ -49,10 +50,7 @@ def table(root):
 
 def replace(text, new):
     """Pure: TEXT with its marked table replaced, or None without markers."""
-    i, j = text.find(BEGIN), text.find(END)
-    if i < 0 or j < i:
-        return None
-    return text[:i] + new + text[j + len(END):]
+    return marked_block.replace(text, BEGIN, END, new)
 
 
 def main(argv):
