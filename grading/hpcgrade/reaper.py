@@ -39,20 +39,24 @@ def become_subreaper():
 
 
 def process_table():
-    """{pid: (ppid, state)} of every process this host shows in /proc."""
+    """{pid: (ppid, state, uids)} of every process this host shows in /proc;
+    uids: its real, effective and saved uid."""
     table = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            with open("/proc/%s/stat" % entry, "rb") as f:
-                stat = f.read()
+            with open("/proc/%s/status" % entry, "rb") as f:
+                text = f.read().decode("ascii", "replace")
         except OSError:
             continue  # it ended while we looked
-        # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-        fields = stat[stat.rfind(b")") + 2:].split()
-        if len(fields) >= 2:
-            table[int(entry)] = (int(fields[1]), fields[0].decode())
+        # "Name:" comes first and may hold anything; the fields read here do not.
+        fields = dict(line.split(":", 1) for line in text.splitlines()[1:] if ":" in line)
+        try:
+            table[int(entry)] = (int(fields["PPid"]), fields["State"].split()[0],
+                                 tuple(int(u) for u in fields["Uid"].split()[:3]))
+        except (KeyError, ValueError, IndexError):
+            continue
     return table
 
 
@@ -60,7 +64,7 @@ def descendants(pid, table=None):
     """Every process below PID, alive or zombie."""
     table = process_table() if table is None else table
     children = {}
-    for p, (ppid, _) in table.items():
+    for p, (ppid, _, _) in table.items():
         children.setdefault(ppid, []).append(p)
     found, todo = [], list(children.get(pid, []))
     while todo:

@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-from . import seccomp
+from . import reaper, seccomp
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -239,21 +239,8 @@ def _named(uid=None, gid=None):
 def processes_of(uid):
     """Pids of the live processes (zombies excluded) whose real, effective
     or saved uid is UID: exactly those kill(-1) from that uid reaches."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/status" % entry, "rb") as f:
-                text = f.read().decode("ascii", "replace")
-        except OSError:
-            continue  # it ended while we looked
-        fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
-        state = fields.get("State", "").split()[:1]
-        uids = fields.get("Uid", "").split()[:3]
-        if str(uid) in uids and state not in (["Z"], ["X"]):
-            found.append(int(entry))
-    return found
+    return [pid for pid, (_, state, uids) in reaper.process_table().items()
+            if uid in uids and state not in ("Z", "X")]
 
 
 def kill_uid(uid):
