@@ -49,7 +49,7 @@ print(" ".join(l for l in manifest.list_labs(sys.argv[1])
 fi
 if [ "${HANDOUTS:-1}" != 0 ]; then
   docs=()
-  for lab in ${LABS//,/ }; do docs+=("labs/$lab/README.md"); done
+  for lab in ${LABS:+${LABS//,/ }}; do docs+=("labs/$lab/README.md"); done
   python3 "$root/tools/handout_commands.py" --run here,gpu-host,slow ${docs[@]:+--docs "${docs[@]}"} \
     > "$out/handouts.log" 2>&1
   echo "handout commands (here, gpu-host, slow): exit $?"

@@ -238,6 +238,7 @@ def grade_class(lab, roster, out, students, a):
     # stopped the run.
     state = {"in_a_row": 0, "stopped": None}
     lock = threading.Lock()
+    graded, t0 = [], time.time()
 
     def one(name):
         with lock:
@@ -248,6 +249,7 @@ def grade_class(lab, roster, out, students, a):
         text = why or report.score_text(data)
         progress.finished(name, "%s in %.0f s" % (text, seconds), seconds)
         with lock:
+            graded.append(data)
             failed = data is None or bool(report.why_not_graded(data))
             state["in_a_row"] = state["in_a_row"] + 1 if failed else 0
             if state["in_a_row"] >= STOP_AFTER_GRADER_ERRORS and not state["stopped"]:
@@ -256,7 +258,23 @@ def grade_class(lab, roster, out, students, a):
     with concurrent.futures.ThreadPoolExecutor(max_workers=parallel) as pool:
         for f in [pool.submit(one, n) for n in todo]:
             f.result()
+    if graded:
+        print(throughput_text(graded, time.time() - t0), flush=True)
     return state["stopped"]
+
+
+def throughput_text(graded, wall_s):
+    """One line: students per minute, and where their grades' time went
+    (phase seconds summed over the students, so the parallel overlap shows
+    as a sum above the wall time)."""
+    totals = {}
+    for data in graded:
+        for phase, s in ((data or {}).get("extra_data", {}).get("phase_s") or {}).items():
+            totals[phase] = totals.get(phase, 0.0) + s
+    phases = ", ".join("%s %s" % (p, human_seconds(s)) for p, s in totals.items())
+    return "%d graded in %s: %.1f per minute%s" % (
+        len(graded), human_seconds(wall_s), len(graded) * 60.0 / max(wall_s, 1e-9),
+        "; time per phase, summed: " + phases if phases else "")
 
 
 def main(argv=None):

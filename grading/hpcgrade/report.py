@@ -112,6 +112,12 @@ def score_text(data):
     return "%s/%s" % (fmt_points(data["score"]), fmt_points(data.get("extra_data", {}).get("max_score") or 0))
 
 
+def phases_text(data):
+    """'build 52, record+judge 3, timing 20': a grade's seconds per phase."""
+    phases = data.get("extra_data", {}).get("phase_s") or {}
+    return ", ".join("%s %.0f" % (name, s) for name, s in phases.items())
+
+
 def fmt_points(x):
     """Points as people write them: 2, 2.5, 83.52."""
     return ("%.2f" % x).rstrip("0").rstrip(".")

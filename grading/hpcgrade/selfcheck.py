@@ -171,12 +171,12 @@ def judge_case(root, lab, label, kind, mutant, opts, mutant_opts, sandbox, tmp):
         sub = overlay(root, lab, mutant, tmp) if mutant else None
         needed = min_gpus(mutant) if mutant else 0
     except StaleMutant as e:
-        return (lab, label, "-", "FAIL", str(e)), False, time.monotonic() - t
+        return (lab, label, "-", "FAIL", str(e)), False, time.monotonic() - t, ""
     if needed > 1 and host.gpu_count() < needed:
         # Not run: on fewer GPUs its bug cannot show, so "not caught" would
         # say nothing about the grader.
         return (lab, label, "-", "ok", "%s: not run here: needs %d GPUs, this host has %d"
-                % (about(mutant), needed, host.gpu_count())), True, time.monotonic() - t
+                % (about(mutant), needed, host.gpu_count())), True, time.monotonic() - t, ""
     # A mutant is judged by its tests alone: timing and the sanitizer would
     # only cost time.
     data = pipeline.grade_lab(root, lab, kind, sub, mutant_opts if mutant else opts, sandbox, log=None)
@@ -188,7 +188,7 @@ def judge_case(root, lab, label, kind, mutant, opts, mutant_opts, sandbox, tmp):
         ok, note = judge_mutant(data)
         note = about(mutant) + ": " + note
     row = (lab, label, report.score_text(data), "ok" if ok else "FAIL", note)
-    return row, ok, time.monotonic() - t
+    return row, ok, time.monotonic() - t, report.phases_text(data)
 
 
 def run(root, labs, opts, log=print, first_loss=False, parallel=1):
@@ -226,11 +226,17 @@ def run(root, labs, opts, log=print, first_loss=False, parallel=1):
                 for label, kind, mutant in cases:
                     queued.append((lab, pool.submit(judge_case, root, lab, label, kind, mutant, opts, mutant_opts,
                                                     sandbox, tmp)))
-            for lab, future in queued:
-                row, ok, seconds = future.result()
+            # Logged as each case ends (a long solution does not hide the
+            # cases done after it); the table keeps the queue's order.
+            order = {future: i for i, (lab, future) in enumerate(queued)}
+            done = {}
+            for future in concurrent.futures.as_completed(order):
+                row, ok, seconds, phases = future.result()
                 ok_all &= ok
-                rows[lab].append(row)
-                log("%-12s %-28s %9s  %-4s %s  (%.0f s)" % (row + (seconds,)))
+                done[order[future]] = row
+                log("%-12s %-28s %9s  %-4s %s  (%.0f s%s)" % (row + (seconds, phases and ": " + phases)))
+            for i, (lab, future) in enumerate(queued):
+                rows[lab].append(done[i])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return ok_all, [r for lab in labs for r in rows[lab]]

@@ -414,6 +414,15 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(" ".join(text.split()).count("word"), 60)
 
 
+    def test_phase_times_and_class_throughput(self):
+        from hpcgrade import classrun
+        data = report.results([], [], 60, {"phase_s": {"build": 52.3, "timing": 6.0}})
+        self.assertEqual(report.phases_text(data), "build 52, timing 6")
+        self.assertEqual(report.phases_text(report.results([], [], 0, {})), "")
+        line = classrun.throughput_text([data, None, data], 120)
+        self.assertEqual(line, "3 graded in 2 min: 1.5 per minute; time per phase, summed: build 2 min, timing 12 s")
+
+
 class WrittenAnswersTest(unittest.TestCase):
     STARTER = "# Lab\n\n## Q1 (2 points) Why?\n\n(your answer)\n\n## Q2 (1.5 points) How?\n\n(your answer)\n"
 
@@ -1114,10 +1123,8 @@ class GpusInTheSandbox(unittest.TestCase):
         # The driver API's own count, from inside the sandbox, as the tests see it.
         probe = ("import ctypes; c = ctypes.CDLL('libcuda.so.1'); n = ctypes.c_int(0); "
                  "assert c.cuInit(0) == 0; assert c.cuDeviceGetCount(ctypes.byref(n)) == 0; print(n.value)")
-        sb = sb_mod.Sandbox(hide=[ROOT])
-        with tempfile.TemporaryDirectory() as tmp:
-            os.chmod(tmp, 0o755)
-            r = sb.execute(["/usr/bin/python3", "-c", probe], sb_mod.Limits(wall_s=60), cwd=tmp)
+        # The default cwd ("/"): under bwrap, /tmp inside is a fresh tmpfs.
+        r = sb_mod.Sandbox(hide=[ROOT]).execute(["/usr/bin/python3", "-c", probe], sb_mod.Limits(wall_s=60))
         out = r.output
         self.assertEqual(out.strip().splitlines()[-1:], [str(n)], out)
 
