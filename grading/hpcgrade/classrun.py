@@ -291,6 +291,8 @@ def main(argv=None):
         if found:
             print("grading/grade-class: error: %s; nobody was graded" % preflight.line(found), file=sys.stderr)
             return GRADER_FAILED_EXIT
+        for why in preflight.slow_path():
+            print("grading/grade-class: warning: %s" % why, flush=True)
         # Orphans of a grade whose reaper was itself killed come here; what is
         # left below this process at the end is killed.
         reaper.become_subreaper()

@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 
-from . import cli, host, manifest, pipeline, report, score
+from . import cli, host, manifest, pipeline, preflight, report, score
 from . import sandbox as sb_mod
 
 
@@ -198,6 +198,8 @@ def run(root, labs, opts, log=print, first_loss=False, parallel=1):
     own. Solutions are queued first."""
     sandbox = sb_mod.Sandbox(hide=pipeline.sandbox_hides(root))
     log(sandbox.describe())
+    for why in preflight.slow_path():
+        log("warning: " + why)
     if sandbox.separate_uids and parallel > 1:
         # The uids of the fallback are one slot per process, and a grade's end
         # kills every process of them: grades side by side would end each

@@ -168,6 +168,15 @@ class Preflight(unittest.TestCase):
         script = self.tool(os.path.join(self.tmp, "b"), body="#!%s\n" % hidden_python)
         self.assertIn("its interpreter", preflight.why_not_runnable(script, self.UID))
 
+    def test_a_missing_compiler_cache_is_a_warning_that_names_it(self):
+        from hpcgrade import preflight
+        bin_dir = os.path.join(self.tmp, "bin")
+        self.tool(bin_dir)
+        [why] = preflight.slow_path(self.UID, bin_dir)
+        self.assertIn("no compiler cache (ccache: not on PATH)", why)
+        os.rename(os.path.join(bin_dir, "meson"), os.path.join(bin_dir, "ccache"))
+        self.assertEqual(preflight.slow_path(self.UID, bin_dir), [])
+
 
 def broken_path(tmp):
     """A PATH on which the compiler and ninja work for everyone, but the only
