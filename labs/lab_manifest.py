@@ -10,7 +10,9 @@ A lab is:
                             checks, driver runs on real and hostile files and
                             their memory bounds (driver_files, driver_memory:
                             labs/driver_files.py), benchmark, sanitizer, figures
-                            and the runs that record them (figure_runs, below)
+                            and the runs that record them (figure_runs, below),
+                            every_gpu (true: its tests use every GPU of the
+                            host, so a grade leases them all; else one)
   labs/NN-name/student/     the files a student edits, and nothing else: every
                             file in it is a student file
   labs/NN-name/*            the harness: the interface, given code, the driver
@@ -173,6 +175,8 @@ def load(root, lab):
     check_figure_runs(data.setdefault("figure_runs", {}), where)
     data["needs"] = needs
     data["needs_gpu"] = bool(set(needs) & GPU_NEEDS)
+    if not isinstance(data.setdefault("every_gpu", False), bool) or (data["every_gpu"] and not data["needs_gpu"]):
+        raise ManifestError("%s: 'every_gpu' must be true or false, and true only for a lab that needs a GPU" % where)
     return data
 
 

@@ -84,11 +84,12 @@ def _take(resources, mode, who):
                                  "start": start, "end": end})
 
 
-def hold(resource, who):
-    """Hold RESOURCE exclusively for the body; WHO names the holder in the
-    log. Waits as long as it takes: a holder's phase is bounded by its own
-    time limits, and so is every shared holder's command."""
-    return _take([resource], fcntl.LOCK_EX, who)
+def hold(resources, who):
+    """Hold RESOURCES (one name, or a list) exclusively for the body; WHO
+    names the holder in the log. Waits as long as it takes: a holder's phase
+    is bounded by its own time limits, and so is every shared holder's
+    command."""
+    return _take([resources] if isinstance(resources, str) else resources, fcntl.LOCK_EX, who)
 
 
 def share(resources, who):
@@ -96,26 +97,88 @@ def share(resources, who):
     return _take(resources, fcntl.LOCK_SH, who)
 
 
+def devices_for(needs_gpu, every_gpu=False, gpus=None):
+    """The GPUs a grade uses, as numbers: none for a CPU lab; every GPU of
+    the host for a lab whose tests use several (EVERY_GPU); else one, the
+    next in turn, so that grades side by side spread over the host's GPUs
+    (a counter beside the locks, taken under a lock of its own). GPUS: the
+    host's count (default: host.gpu_count())."""
+    if not needs_gpu:
+        return []
+    from . import host
+    n = host.gpu_count() if gpus is None else gpus
+    if n <= 1 or every_gpu:
+        return list(range(max(n, 1)))
+    directory = lease_dir()
+    os.makedirs(directory, mode=0o755, exist_ok=True)
+    with open(os.path.join(directory, "next-gpu"), "a+") as counter:
+        fcntl.flock(counter, fcntl.LOCK_EX)
+        counter.seek(0)
+        text = counter.read().strip()
+        turn = int(text) if text.isdigit() else 0
+        counter.seek(0)
+        counter.truncate()
+        counter.write(str(turn + 1))
+        counter.flush()
+        fcntl.flock(counter, fcntl.LOCK_UN)
+    return [turn % n]
+
+
+def visible_devices(devices, gpus=None):
+    """CUDA_VISIBLE_DEVICES for a grade on DEVICES, or None when it uses
+    every GPU of the host (nothing to hide)."""
+    from . import host
+    n = host.gpu_count() if gpus is None else gpus
+    if not devices or len(devices) >= n:
+        return None
+    return ",".join(str(d) for d in devices)
+
+
 class Shared:
     """A grade's view of its Sandbox: every command it runs to its end
     (`execute`) holds a shared lease of RESOURCES meanwhile. `start` is the
-    timed phase's, which already holds its resource alone; everything else
-    is the Sandbox's own."""
+    timed phase's, which already holds its resources alone. Both see only
+    the grade's GPUs (VISIBLE: CUDA_VISIBLE_DEVICES, None for all). The
+    rest is the Sandbox's own."""
 
-    def __init__(self, sandbox, resources, who):
-        self._sandbox, self.resources, self.who = sandbox, list(resources), who
+    # Sandbox.execute's and start's parameters before env.
+    ENV_POSITION = 5
+
+    def __init__(self, sandbox, resources, who, visible=None):
+        self._sandbox, self.resources, self.who, self.visible = sandbox, list(resources), who, visible
 
     def __getattr__(self, name):
         return getattr(self._sandbox, name)
 
+    def _on_our_gpus(self, args, kwargs):
+        if self.visible is None:
+            return args, kwargs
+        from . import sandbox as sb_mod
+        args, kwargs = list(args), dict(kwargs)
+        if len(args) > self.ENV_POSITION:
+            args[self.ENV_POSITION] = dict(args[self.ENV_POSITION] or sb_mod.base_env(),
+                                           CUDA_VISIBLE_DEVICES=self.visible)
+        else:
+            kwargs["env"] = dict(kwargs.get("env") or sb_mod.base_env(), CUDA_VISIBLE_DEVICES=self.visible)
+        return args, kwargs
+
     def execute(self, *args, **kwargs):
+        args, kwargs = self._on_our_gpus(args, kwargs)
         with share(self.resources, self.who):
             return self._sandbox.execute(*args, **kwargs)
 
+    def start(self, *args, **kwargs):
+        args, kwargs = self._on_our_gpus(args, kwargs)
+        return self._sandbox.start(*args, **kwargs)
 
-def resources_used(needs_gpu, device=0):
-    """What a grade's commands use: the host's cores, and its GPU."""
-    return ["host"] + ([resource_for(True, device)] if needs_gpu else [])
+
+def resources_used(devices):
+    """What a grade's commands use: the host's cores, and its GPUs."""
+    return ["host"] + gpu_resources(devices)
+
+
+def gpu_resources(devices):
+    return [resource_for(True, d) for d in devices]
 
 
 def intervals(directory=None):

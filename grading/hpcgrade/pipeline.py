@@ -112,8 +112,11 @@ class Grade:
         self.manifest = manifest.check_grading_fields(manifest.load(root, lab))
         # Every command of this grade holds a shared lease of what it uses, so
         # that another grade's timed phase never runs beside it (lease.py).
-        self.sandbox = lease.Shared(sandbox, lease.resources_used(self.manifest["needs_gpu"]),
-                                    "%s %s" % (lab, kind))
+        # Its GPUs: one in turn, or every one for a lab whose tests use
+        # several (lab.json "every_gpu").
+        self.devices = lease.devices_for(self.manifest["needs_gpu"], bool(self.manifest.get("every_gpu")))
+        self.sandbox = lease.Shared(sandbox, lease.resources_used(self.devices), "%s %s" % (lab, kind),
+                                    lease.visible_devices(self.devices))
         self.hidden_visibility = (opts.hidden_visibility or self.manifest["tests"]["hidden"].get("visibility")
                                   or report.DEFAULT_HIDDEN_VISIBILITY)
         # Drawn now: the tests' data and the timing's inputs cannot be known
@@ -494,7 +497,7 @@ def time_step(g):
     try:
         # Builds, recordings and judging of other grades may run beside this
         # one; the timed phase holds its resource alone (lease.py).
-        with lease.hold(lease.resource_for(m["needs_gpu"]), "%s %s" % (g.lab, g.kind)):
+        with lease.hold(lease.gpu_resources(g.devices) or ["host"], "%s %s" % (g.lab, g.kind)):
             result = timing.measure(g, g.ws.binary(), [g.ws.build], ref_bin, [ref.build])
     except timing.TimingError as e:
         item.set(0, "failed", "not measured: %s" % e)

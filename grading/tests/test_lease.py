@@ -146,7 +146,7 @@ class LeaseUnits(unittest.TestCase):
             def execute(self, argv):
                 return [r["mode"] for r in lease.intervals()], argv
 
-        shared = lease.Shared(FakeSandbox(), lease.resources_used(True), "lab grade")
+        shared = lease.Shared(FakeSandbox(), lease.resources_used([0]), "lab grade")
         self.assertTrue(shared.active)
         with lease.hold("host", "before"):
             pass
@@ -159,6 +159,37 @@ class LeaseUnits(unittest.TestCase):
         self.assertEqual(lease.resource_for(True), "gpu0")
         self.assertEqual(lease.resource_for(True, 1), "gpu1")
         self.assertEqual(lease.resource_for(False), "host")
+        self.assertEqual(lease.resources_used([]), ["host"])
+        self.assertEqual(lease.resources_used([2]), ["host", "gpu2"])
+
+    def test_grades_spread_over_the_gpus_and_see_only_theirs(self):
+        # Three GPUs: one grade after another takes the next, a lab whose
+        # tests use several takes all, a CPU lab none.
+        self.assertEqual([lease.devices_for(True, gpus=3) for _ in range(4)], [[0], [1], [2], [0]])
+        self.assertEqual(lease.devices_for(True, every_gpu=True, gpus=3), [0, 1, 2])
+        self.assertEqual(lease.devices_for(False, gpus=3), [])
+        self.assertEqual(lease.devices_for(True, gpus=1), [0])
+        self.assertEqual(lease.devices_for(True, gpus=0), [0])
+        self.assertEqual(lease.visible_devices([1], gpus=3), "1")
+        self.assertIsNone(lease.visible_devices([0, 1, 2], gpus=3))
+        self.assertIsNone(lease.visible_devices([0], gpus=1))
+        self.assertIsNone(lease.visible_devices([], gpus=3))
+
+        class FakeSandbox:
+            def execute(self, argv, limits, ro=(), rw=(), cwd="/", env=None):
+                return env
+
+            start = execute
+
+        shared = lease.Shared(FakeSandbox(), lease.resources_used([1]), "lab grade", visible="1")
+        # Every command and the timed run, env given by keyword, by position or not at all.
+        self.assertEqual(shared.execute(["x"], None)["CUDA_VISIBLE_DEVICES"], "1")
+        self.assertEqual(shared.execute(["x"], None, env={"A": "b"}), {"A": "b", "CUDA_VISIBLE_DEVICES": "1"})
+        self.assertEqual(shared.execute(["x"], None, (), (), "/", {"A": "b"}),
+                         {"A": "b", "CUDA_VISIBLE_DEVICES": "1"})
+        self.assertEqual(shared.start(["x"], None)["CUDA_VISIBLE_DEVICES"], "1")
+        self.assertIsNone(lease.Shared(FakeSandbox(), ["host"], "cpu lab").execute(["x"], None))
+        self.assertEqual({r["resource"] for r in lease.intervals()}, {"host", "gpu1"})
 
 
 class TimedClass(unittest.TestCase):
