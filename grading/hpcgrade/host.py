@@ -37,6 +37,16 @@ def gpu_count():
     return sum(1 for line in out.splitlines() if line.startswith("GPU "))
 
 
+def gpu_ids(environ=None):
+    """The GPUs grades may use, named as CUDA_VISIBLE_DEVICES names them:
+    the grader's own CUDA_VISIBLE_DEVICES when set (Slurm sets it to a
+    job's GPUs), else "0" .. count - 1."""
+    given = (os.environ if environ is None else environ).get("CUDA_VISIBLE_DEVICES")
+    if given is not None:
+        return [g.strip() for g in given.split(",") if g.strip()]
+    return [str(i) for i in range(gpu_count())]
+
+
 def gpu_arch(default="90"):
     """The first GPU's compute capability as Meson's gpu_arch wants it ('90')."""
     out = _nvidia_smi(["--query-gpu=compute_cap", "--format=csv,noheader"])

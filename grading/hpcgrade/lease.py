@@ -37,9 +37,10 @@ def lease_dir():
     return os.environ.get("HPCGRADE_LEASES") or os.path.join(build.cache_dir(), "leases")
 
 
-def resource_for(needs_gpu, device=0):
-    """The resource a timed phase holds: a GPU lab's device, or the host."""
-    return "gpu%d" % device if needs_gpu else "host"
+def resource_for(needs_gpu, device="0"):
+    """The resource a timed phase holds: a GPU lab's device (as
+    CUDA_VISIBLE_DEVICES names it), or the host."""
+    return "gpu%s" % str(device).replace("/", "_") if needs_gpu else "host"
 
 
 def _lock_file(directory, name):
@@ -97,18 +98,18 @@ def share(resources, who):
     return _take(resources, fcntl.LOCK_SH, who)
 
 
-def devices_for(needs_gpu, every_gpu=False, gpus=None):
-    """The GPUs a grade uses, as numbers: none for a CPU lab; every GPU of
-    the host for a lab whose tests use several (EVERY_GPU); else one, the
-    next in turn, so that grades side by side spread over the host's GPUs
-    (a counter beside the locks, taken under a lock of its own). GPUS: the
-    host's count (default: host.gpu_count())."""
+def devices_for(needs_gpu, every_gpu=False, ids=None):
+    """The GPUs a grade uses, as CUDA_VISIBLE_DEVICES names them: none for a
+    CPU lab; all of IDS (default host.gpu_ids()) for a lab whose tests use
+    several (EVERY_GPU); else one, the next in turn, so that grades side by
+    side spread over the GPUs (a counter beside the locks, taken under a
+    lock of its own). On a host without a GPU, "0" names the lease."""
     if not needs_gpu:
         return []
     from . import host
-    n = host.gpu_count() if gpus is None else gpus
-    if n <= 1 or every_gpu:
-        return list(range(max(n, 1)))
+    ids = host.gpu_ids() if ids is None else ids
+    if len(ids) <= 1 or every_gpu:
+        return list(ids) or ["0"]
     directory = lease_dir()
     os.makedirs(directory, mode=0o755, exist_ok=True)
     with open(os.path.join(directory, "next-gpu"), "a+") as counter:
@@ -121,17 +122,20 @@ def devices_for(needs_gpu, every_gpu=False, gpus=None):
         counter.write(str(turn + 1))
         counter.flush()
         fcntl.flock(counter, fcntl.LOCK_UN)
-    return [turn % n]
+    return [ids[turn % len(ids)]]
 
 
-def visible_devices(devices, gpus=None):
-    """CUDA_VISIBLE_DEVICES for a grade on DEVICES, or None when it uses
-    every GPU of the host (nothing to hide)."""
+def visible_devices(devices, ids=None, environ=None):
+    """CUDA_VISIBLE_DEVICES for a grade's runs on DEVICES, or None to leave
+    it unset: when they are every GPU of the host and the grader was given
+    no CUDA_VISIBLE_DEVICES of its own (the runs' environment is built
+    afresh, so a given one -- Slurm's -- is passed on here)."""
     from . import host
-    n = host.gpu_count() if gpus is None else gpus
-    if not devices or len(devices) >= n:
+    ids = host.gpu_ids() if ids is None else ids
+    given = "CUDA_VISIBLE_DEVICES" in (os.environ if environ is None else environ)
+    if not devices or (set(devices) >= set(ids) and not given):
         return None
-    return ",".join(str(d) for d in devices)
+    return ",".join(devices)
 
 
 class Shared:

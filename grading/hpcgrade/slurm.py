@@ -17,7 +17,8 @@ collect job's status.
 Each task's request comes from lab.json: CPUs for the largest MPI rank count
 (2 for a sequential lab: the build and the tests run in parallel; 4 for
 OpenMP and oneTBB labs), memory for the grader's per-process limit plus 1 GiB
-per CPU (compilers, the judge), one GPU (--gres=gpu:1) for CUDA labs, and a
+per CPU (compilers, the judge), one GPU (--gres=gpu:1) for CUDA labs (a
+node's GPUs for a lab with every_gpu: its tests use all they see), and a
 time limit of BATCH times the per-student limit plus a margin. A request the
 partition's largest node cannot meet is lowered to fit, and said so.
 """
@@ -56,14 +57,16 @@ def roster_names(roster):
     return names
 
 
-def task_request(lab_data, memory_gib, student_timeout, batch, cpus=None):
-    """What one array task asks for: {cpus, mem_mb, gpus, minutes}."""
+def task_request(lab_data, memory_gib, student_timeout, batch, cpus=None, node_gpus=1):
+    """What one array task asks for: {cpus, mem_mb, gpus, minutes}. A lab
+    whose tests use every GPU they see (lab.json every_gpu) asks for
+    NODE_GPUS, the largest node's."""
     ranks = [int(r) for r in lab_data["mpi_ranks"] if str(r).isdigit()]
     if cpus is None:
         cpus = max(ranks) if ranks else THREADED_CPUS if THREADED_NEEDS & set(lab_data["needs"]) else SEQUENTIAL_CPUS
     return {"cpus": cpus,
             "mem_mb": int(math.ceil((memory_gib + cpus) * 1024)),
-            "gpus": 1 if lab_data["needs_gpu"] else 0,
+            "gpus": (max(1, node_gpus) if lab_data["every_gpu"] else 1) if lab_data["needs_gpu"] else 0,
             "minutes": int(math.ceil(batch * student_timeout / 60.0)) + MARGIN_MINUTES}
 
 
@@ -204,7 +207,7 @@ def prepare(a, repo):
     largest = parse_sinfo(run(["sinfo", "-h", "-o", "%c %m %G"] + (["-p", a.partition] if a.partition else []))[1])
     if not largest["cpus"]:
         raise UsageError("sinfo lists no node%s" % where)
-    request = task_request(data, pipeline.DEFAULT_MEMORY_GIB, a.student_timeout, a.batch, a.cpus)
+    request = task_request(data, pipeline.DEFAULT_MEMORY_GIB, a.student_timeout, a.batch, a.cpus, largest["gpus"])
     if request["gpus"] and not largest["gpus"]:
         raise UsageError("lab %s needs a GPU and no node%s has gres/gpu (sinfo -o %%G)" % (lab, where))
     request, notes = fit(request, largest)
@@ -231,7 +234,7 @@ def main(argv=None):
                                                a.max_running, task_args, a.sbatch_arg))[1])
             print("array job %s: %d tasks of %d students at most; %d CPUs, %d MB%s per task" % (
                 array_id, (len(todo) + a.batch - 1) // a.batch, a.batch, request["cpus"], request["mem_mb"],
-                ", 1 GPU" if request["gpus"] else ""))
+                ", %d GPU%s" % (request["gpus"], "s" if request["gpus"] > 1 else "") if request["gpus"] else ""))
         rc, text, err = run(sbatch_collect(repo, lab, roster, out, array_id, a.partition, a.wait, a.sbatch_arg),
                             check=not a.wait)
     except (UsageError, OSError) as e:

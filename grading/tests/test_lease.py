@@ -15,7 +15,7 @@ import unittest
 
 import helpers
 
-from hpcgrade import gradebook, lease, pipeline, score, selfcheck
+from hpcgrade import gradebook, host, lease, pipeline, score, selfcheck
 
 ROOT = helpers.ROOT
 LAB = "01-sorting"
@@ -146,7 +146,7 @@ class LeaseUnits(unittest.TestCase):
             def execute(self, argv):
                 return [r["mode"] for r in lease.intervals()], argv
 
-        shared = lease.Shared(FakeSandbox(), lease.resources_used([0]), "lab grade")
+        shared = lease.Shared(FakeSandbox(), lease.resources_used(["0"]), "lab grade")
         self.assertTrue(shared.active)
         with lease.hold("host", "before"):
             pass
@@ -160,20 +160,31 @@ class LeaseUnits(unittest.TestCase):
         self.assertEqual(lease.resource_for(True, 1), "gpu1")
         self.assertEqual(lease.resource_for(False), "host")
         self.assertEqual(lease.resources_used([]), ["host"])
-        self.assertEqual(lease.resources_used([2]), ["host", "gpu2"])
+        self.assertEqual(lease.resources_used(["2"]), ["host", "gpu2"])
 
     def test_grades_spread_over_the_gpus_and_see_only_theirs(self):
         # Three GPUs: one grade after another takes the next, a lab whose
         # tests use several takes all, a CPU lab none.
-        self.assertEqual([lease.devices_for(True, gpus=3) for _ in range(4)], [[0], [1], [2], [0]])
-        self.assertEqual(lease.devices_for(True, every_gpu=True, gpus=3), [0, 1, 2])
-        self.assertEqual(lease.devices_for(False, gpus=3), [])
-        self.assertEqual(lease.devices_for(True, gpus=1), [0])
-        self.assertEqual(lease.devices_for(True, gpus=0), [0])
-        self.assertEqual(lease.visible_devices([1], gpus=3), "1")
-        self.assertIsNone(lease.visible_devices([0, 1, 2], gpus=3))
-        self.assertIsNone(lease.visible_devices([0], gpus=1))
-        self.assertIsNone(lease.visible_devices([], gpus=3))
+        three = ["0", "1", "2"]
+        self.assertEqual([lease.devices_for(True, ids=three) for _ in range(4)], [["0"], ["1"], ["2"], ["0"]])
+        self.assertEqual(lease.devices_for(True, every_gpu=True, ids=three), three)
+        self.assertEqual(lease.devices_for(False, ids=three), [])
+        self.assertEqual(lease.devices_for(True, ids=["0"]), ["0"])
+        self.assertEqual(lease.devices_for(True, ids=[]), ["0"])
+        mine = {}  # the grader's environment without CUDA_VISIBLE_DEVICES
+        self.assertEqual(lease.visible_devices(["1"], three, mine), "1")
+        self.assertIsNone(lease.visible_devices(three, three, mine))
+        self.assertIsNone(lease.visible_devices(["0"], ["0"], mine))
+        self.assertIsNone(lease.visible_devices([], three, mine))
+        # Slurm gave this job GPUs 2 and 3: a grade uses one of them, and
+        # one that uses both still passes them on (its runs' environment is
+        # built afresh).
+        slurm = {"CUDA_VISIBLE_DEVICES": "2,3"}
+        self.assertEqual(host.gpu_ids(slurm), ["2", "3"])
+        self.assertEqual(host.gpu_ids({"CUDA_VISIBLE_DEVICES": ""}), [])
+        self.assertIn(lease.devices_for(True, ids=host.gpu_ids(slurm)), [["2"], ["3"]])
+        self.assertEqual(lease.visible_devices(["2", "3"], ["2", "3"], slurm), "2,3")
+        self.assertEqual(lease.resource_for(True, "GPU-8f4c"), "gpuGPU-8f4c")
 
         class FakeSandbox:
             def execute(self, argv, limits, ro=(), rw=(), cwd="/", env=None):
@@ -181,7 +192,7 @@ class LeaseUnits(unittest.TestCase):
 
             start = execute
 
-        shared = lease.Shared(FakeSandbox(), lease.resources_used([1]), "lab grade", visible="1")
+        shared = lease.Shared(FakeSandbox(), lease.resources_used(["1"]), "lab grade", visible="1")
         # Every command and the timed run, env given by keyword, by position or not at all.
         self.assertEqual(shared.execute(["x"], None)["CUDA_VISIBLE_DEVICES"], "1")
         self.assertEqual(shared.execute(["x"], None, env={"A": "b"}), {"A": "b", "CUDA_VISIBLE_DEVICES": "1"})

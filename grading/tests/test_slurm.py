@@ -52,7 +52,13 @@ class Requests(unittest.TestCase):
         gpu_labs = [lab for lab in manifest.list_labs(ROOT) if manifest.load(ROOT, lab)["needs_gpu"]]
         self.assertTrue(gpu_labs)
         for lab in gpu_labs:
-            self.assertEqual(slurm.task_request(manifest.load(ROOT, lab), 4, 60, 1)["gpus"], 1, lab)
+            data = manifest.load(ROOT, lab)
+            # One GPU, or a node's for a lab whose tests use every GPU.
+            self.assertEqual(slurm.task_request(data, 4, 60, 1, node_gpus=4)["gpus"], 4 if data["every_gpu"] else 1,
+                             lab)
+        self.assertEqual({lab for lab in gpu_labs if manifest.load(ROOT, lab)["every_gpu"]},
+                         {"09-streams-overlap", "11-multigpu-sor"})
+        self.assertEqual(slurm.task_request(sorting, 4, 60, 1, node_gpus=4)["gpus"], 0)
 
     def test_sinfo_and_fit(self):
         largest = slurm.parse_sinfo("2 7800 (null)\n64+ 512000 gpu:h100:4(S:0-1)\n")
