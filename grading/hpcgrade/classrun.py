@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 
-from . import cli, gradebook, manifest, pipeline, preflight, reaper, report
+from . import cli, gradebook, lease, manifest, pipeline, preflight, reaper, report
 
 GRADING = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GRADE = os.path.join(GRADING, "grade")
@@ -259,8 +259,17 @@ def grade_class(lab, roster, out, students, a):
         for f in [pool.submit(one, n) for n in todo]:
             f.result()
     if graded:
-        print(throughput_text(graded, time.time() - t0), flush=True)
+        t1 = time.time()
+        print(throughput_text(graded, t1 - t0), flush=True)
+        print(utilisation_text(lease.busy_fractions(lease.intervals(), t0, t1)), flush=True)
     return state["stopped"]
+
+
+def utilisation_text(fractions):
+    """'busy: host 97% (timed 20%), gpu0 64% (timed 31%)': how much of the
+    run each resource was in use, from the leases' log."""
+    return "busy: " + (", ".join("%s %.0f%% (timed %.0f%%)" % (res, 100 * busy, 100 * timed)
+                                 for res, (busy, timed) in fractions.items()) or "no lease was held")
 
 
 def throughput_text(graded, wall_s):

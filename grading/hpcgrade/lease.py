@@ -211,3 +211,24 @@ def overlaps(records):
                         b.get("mode", "exclusive") == "shared" or a["start"] <= b["start"]):
                     found.append((a, b))
     return found
+
+
+def busy_fractions(records, start, end):
+    """{resource: (busy, timed)}: the fraction of [START, END] in which any
+    lease of the resource was held, and in which an exclusive one was (a
+    class run's utilisation of its host and GPUs)."""
+    def covered(spans):
+        total, reach = 0.0, start
+        for a, b in sorted(spans):
+            a, b = max(a, reach), min(b, end)
+            if b > a:
+                total, reach = total + b - a, b
+        return total
+    wall = max(end - start, 1e-9)
+    found = {}
+    for r in records:
+        if r["end"] > start and r["start"] < end:
+            found.setdefault(r["resource"], []).append(r)
+    return {res: (covered([(r["start"], r["end"]) for r in rs]) / wall,
+                  covered([(r["start"], r["end"]) for r in rs if r.get("mode", "exclusive") == "exclusive"]) / wall)
+            for res, rs in sorted(found.items())}

@@ -155,6 +155,18 @@ class LeaseUnits(unittest.TestCase):
         self.assertEqual(sorted(r["resource"] for r in lease.intervals() if r["mode"] == "shared"),
                          ["gpu0", "host"])
 
+    def test_busy_fractions_merge_overlaps_and_clip_to_the_run(self):
+        from hpcgrade import classrun
+        records = [{"resource": "gpu0", "mode": "shared", "start": 0, "end": 4},
+                   {"resource": "gpu0", "mode": "shared", "start": 2, "end": 6},
+                   {"resource": "gpu0", "mode": "exclusive", "start": 7, "end": 8},
+                   {"resource": "host", "mode": "shared", "start": -5, "end": 20},
+                   {"resource": "gpu1", "mode": "exclusive", "start": 11, "end": 12}]
+        fractions = lease.busy_fractions(records, 0, 10)
+        self.assertEqual(fractions, {"gpu0": (0.7, 0.1), "host": (1.0, 0.0)})
+        self.assertEqual(classrun.utilisation_text(fractions), "busy: gpu0 70% (timed 10%), host 100% (timed 0%)")
+        self.assertEqual(classrun.utilisation_text({}), "busy: no lease was held")
+
     def test_resource_names(self):
         self.assertEqual(lease.resource_for(True), "gpu0")
         self.assertEqual(lease.resource_for(True, 1), "gpu1")
@@ -249,6 +261,10 @@ class TimedClass(unittest.TestCase):
                          {"%s submission" % LAB}, records[:5])
         self.assertGreater(len(records), len(timed) + 3)
         self.assertEqual(lease.overlaps(records), [])
+
+    def test_the_run_reports_its_throughput_and_utilisation(self):
+        self.assertRegex(self.output, r"\n3 graded in \d+ (s|min): [\d.]+ per minute; time per phase, summed: prepare ")
+        self.assertRegex(self.output, r"\nbusy: host \d+% \(timed [1-9]\d*%\)")
 
     def test_speed_points_still_tell_fast_from_slow(self):
         solution, slowed = score_of(self.results("solution"), PERF), score_of(self.results("slowed"), PERF)
