@@ -196,7 +196,7 @@ def given_text(root, lab):
     driver): public by design, reviewed as such. A solution line that it
     already holds reveals nothing (lab 10 gives two_diff beside the
     student's two_sum, which shares lines with it)."""
-    base = os.path.join(root, "labs", lab)
+    base = manifest.lab_paths(root, lab).lab_dir
     texts = []
     for name in sorted(os.listdir(base)):
         path = os.path.join(base, name)
@@ -207,16 +207,17 @@ def given_text(root, lab):
 
 def collect_secrets(root):
     secrets = {}
-    sol_root = os.path.join(root, "solutions")
     for lab in manifest.list_labs(root):
-        if not os.path.isdir(os.path.join(sol_root, lab)):
+        paths = manifest.lab_paths(root, lab)
+        if not os.path.isdir(paths.solution_dir):
             continue
         given = given_text(root, lab)
         for f in manifest.load(root, lab)["student_files"]:
-            sol = read_text(os.path.join(sol_root, lab, f))
-            skel = read_text(os.path.join(root, "labs", lab, manifest.STUDENT_DIR, f)) or ""
+            sol = read_text(os.path.join(paths.solution_dir, f))
+            skel = read_text(os.path.join(paths.student_dir, f)) or ""
             if sol:
-                secrets["solutions/%s/%s" % (lab, f)] = secret_lines(sol, skel + "\n" + given)
+                name = os.path.join(manifest.lab_paths("", lab).solution_dir, f)
+                secrets[name] = secret_lines(sol, skel + "\n" + given)
     return secrets
 
 
@@ -241,8 +242,8 @@ def release_readme(dest):
     rows = []
     for lab in labs:
         m = manifest.load(dest, lab)
-        rows.append("| [%s](labs/%s/README.md) | %s | %s |" % (lab, lab, m["title"],
-                                                            ", ".join(m["needs"]) or "C++"))
+        rows.append("| [%s](%s) | %s | %s |" % (lab, manifest.lab_paths("", lab).handout, m["title"],
+                                                  ", ".join(m["needs"]) or "C++"))
     return """# hpc-labs: student release
 
 ```sh
@@ -429,8 +430,8 @@ def build_labs(c, root, dest, work, labs, jobs):
     t = time.monotonic()
     ws = workspace.create(dest, labs[0], sandbox, parent=work)
     for lab in labs[1:]:
-        shutil.copytree(os.path.join(dest, "labs", lab), os.path.join(ws.src, "labs", lab))
-    sandbox.own(os.path.join(ws.src, "labs"))
+        shutil.copytree(manifest.lab_paths(dest, lab).lab_dir, manifest.lab_paths(ws.src, lab).lab_dir)
+    sandbox.own(os.path.join(ws.src, manifest.LABS_DIR))
     b = build.Builder(sandbox, ws, jobs, gpu_arch=arch)
     r = b.configure(labs=labs)
     skipped = dict(re.findall(r"skipping lab (\S+): (.*)", r.output))

@@ -15,7 +15,7 @@ import zipfile
 
 import helpers
 
-from hpcgrade import selfcheck
+from hpcgrade import manifest, selfcheck
 
 ROOT = helpers.ROOT
 LAB = "01-sorting"
@@ -63,7 +63,9 @@ class Package(unittest.TestCase):
                      "hpc-labs/.ci/packages.txt", "hpc-labs/tools/install-packages"):
             self.assertIn(name, names)
         self.assertTrue(modes["run_autograder"] & 0o100)
-        self.assertFalse([n for n in names if n.startswith(("hpc-labs/labs/02", "hpc-labs/grading/mutants"))])
+        mutants = "hpc-labs/" + manifest.lab_paths("", LAB).mutants_dir
+        self.assertTrue([n for n in names if n.startswith("hpc-labs/" + manifest.lab_paths("", LAB).hidden_dir)])
+        self.assertFalse([n for n in names if n.startswith(("hpc-labs/labs/02", "hpc-labs/solutions/02", mutants))])
 
     def test_solution_full_marks_in_a_repository_layout(self):
         def repo(dest, tree):  # a whole clone: labs/LAB/student/
