@@ -15,8 +15,13 @@ A lab is:
                             file in it is a student file
   labs/NN-name/*            the harness: the interface, given code, the driver
   labs/NN-name/tests/       the visible tests
-  solutions/NN-name/        the reference versions of student/, file for file
-  grading/hidden/NN-name/   the hidden tests (the build option hidden_tests_dir)
+  solutions/NN-name/        what a student must not see (the release leaves out
+                            solutions/ whole): the reference versions of
+                            student/, file for file, and
+    hidden/                 the hidden tests (Meson reads the folder from the
+                            manifest's hidden_dir line)
+    mutants/NAME/           the planted-bug mutants (grading/selfcheck)
+lab_paths(root, lab) names each of these paths; nothing else joins them.
 
 Rubric: tests.visible.points and tests.hidden.points map test names to
 points. A key may be a glob (fnmatch: *, ?, [...]) naming a family of tests
@@ -110,7 +115,7 @@ def lab_paths(root, lab):
     solution_dir = os.path.join(root, SECRET_DIR, lab)
     return LabPaths(lab_dir, os.path.join(lab_dir, STUDENT_DIR), os.path.join(lab_dir, "tests"),
                     os.path.join(lab_dir, "README.md"), os.path.join(lab_dir, "lab.json"), solution_dir,
-                    os.path.join(root, "grading", "hidden", lab), os.path.join(root, "grading", "mutants", lab))
+                    os.path.join(solution_dir, "hidden"), os.path.join(solution_dir, "mutants"))
 
 
 class ManifestError(ValueError):

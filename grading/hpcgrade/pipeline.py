@@ -345,14 +345,16 @@ def rubric_of_judge(g, hidden):
 def hidden_readers(deps_text, hidden_dir, build_dir):
     """(object, path) for every object that depends on a file under
     HIDDEN_DIR, the workspace's copy of the hidden tests (only the hidden
-    tests' objects may); Ninja's paths are relative to BUILD_DIR."""
+    tests' objects may); Ninja's paths are relative to BUILD_DIR. Paths are
+    compared as written and with links resolved, as build.check_deps does."""
     bad, obj = [], None
+    roots = {os.path.normpath(hidden_dir) + os.sep, os.path.realpath(hidden_dir) + os.sep}
     for line in deps_text.splitlines():
         if line and not line.startswith(" "):
             obj = line.split(":", 1)[0]
         elif line.strip():
             path = os.path.normpath(os.path.join(build_dir, line.strip()))
-            if path == hidden_dir or path.startswith(hidden_dir + os.sep):
+            if any(p.startswith(r) for p in (path + os.sep, os.path.realpath(path) + os.sep) for r in roots):
                 bad.append((obj, line.strip()))
     return bad
 

@@ -1,7 +1,7 @@
 """grading/export-release DIR: the tree a student receives, verified.
 
-Left out: solutions/, grading/hidden/, grading/mutants/, the grader's
-fixtures and the grader tests that need them. Kept: everything else,
+Left out: solutions/ (every lab's reference files, hidden tests and
+mutants: manifest.lab_paths), the grader's fixtures and the grader tests that need them. Kept: everything else,
 including the grader, so a student can self-grade with the visible tests
 (no hidden tests; speed shown against the lab's anchor, not scored: there is
 no reference). The repository's README is for instructors: the release gets
@@ -56,7 +56,9 @@ import time
 from . import build, host, judging, manifest, speed, workspace
 from . import sandbox as sb_mod
 
-EXCLUDED = ("solutions/", "grading/hidden/", "grading/mutants/", "grading/tests/fixtures/")
+# The secret half of every lab (reference files, hidden tests, mutants) is
+# one folder: manifest.lab_paths.
+EXCLUDED = (manifest.SECRET_DIR + "/", "grading/tests/fixtures/")
 JUNK = ("build", "__pycache__", ".git", "results.json", ".gpu-deps")
 MIN_SECRET = 20
 MIN_LINES = 3

@@ -322,6 +322,15 @@ class BuildTest(unittest.TestCase):
         deps2 = "o: #deps\n    /opt/repo/solutions/a.cpp\n"
         self.assertTrue(build.check_deps(deps2, "/tmp/ws/build", "/tmp/ws", ["/opt/repo"]))
 
+    def test_hidden_readers_follow_the_workspace_layout(self):
+        hidden = manifest.lab_paths("/tmp/ws/src", "01-sorting").hidden_dir
+        rel = os.path.relpath(hidden, "/tmp/ws/build")
+        deps = ("labs/s.p/sorting.cpp.o: #deps\n    ../src/labs/01-sorting/student/../../../%s/t.cpp\n"
+                "    ../src/labs/01-sorting/sorting.hpp\n"
+                "labs/01-sorting-hidden.p/t.cpp.o: #deps\n    %s/t.cpp\n") % (rel[len("../src/"):], rel)
+        self.assertEqual([o for o, _ in pipeline.hidden_readers(deps, hidden, "/tmp/ws/build")],
+                         ["labs/s.p/sorting.cpp.o", "labs/01-sorting-hidden.p/t.cpp.o"])
+
     def test_first_errors_drop_commands_and_progress(self):
         text = ("[1/3] Compiling C++ object x.o\nFAILED: x.o\nccache c++ -Ifoo -c x.cpp -o x.o\n"
                 "labs/01-sorting/sorting.cpp:3:5: error: expected ';'\n    3 | int a = 1\n"
@@ -1139,6 +1148,7 @@ class FormatCheckTest(unittest.TestCase):
             os.makedirs(os.path.join(tree, "tools"))
             os.makedirs(os.path.join(tree, "labs", "99-x"))
             shutil.copy(os.path.join(ROOT, "tools", "format.py"), os.path.join(tree, "tools"))
+            shutil.copy(os.path.join(ROOT, "labs", "lab_manifest.py"), os.path.join(tree, "labs"))  # the layout
             shutil.copy(os.path.join(ROOT, ".clang-format"), tree)
             for name, text in (("good.cpp", "int main() { return 0; }\n"), ("bad.cpp", "int  main( ){return 0;}\n")):
                 with open(os.path.join(tree, "labs", "99-x", name), "w") as f:
