@@ -6,8 +6,8 @@ grading/gradescope/build LAB OUT.zip writes a zip with, at its root,
   run_autograder   Gradescope runs it for every submission: grades
                    /autograder/submission, writes /autograder/results/results.json
   hpc-labs/        the part of this repository the lab's grade needs (the
-                   build inputs, labs/LAB, solutions/LAB, grading/hidden/LAB,
-                   the grader)
+                   build inputs, labs/LAB, solutions/LAB with its hidden
+                   tests but not its mutants, the grader)
   gradescope.json  the lab, and whether it needs a GPU
 Gradescope unpacks the zip into /autograder/source. HPCGRADE_AUTOGRADER_ROOT
 replaces /autograder (the tests lay out a temporary directory like it).

@@ -5,7 +5,7 @@ For every lab present (or those named) it grades
     host without a GPU); its performance, timed against itself (ratio about
     1), is reported, and a shortfall is shown as timing noise, not a failure;
   - the starter: 0 points;
-  - every mutant in grading/mutants/LAB/*/ (mutant.patch, one planted bug
+  - every mutant in solutions/LAB/mutants/*/ (mutant.patch, one planted bug
     as a patch against the solution; about.txt's first line says what the
     bug is): it must lose points. A mutant whose bug needs several GPUs to
     show (mutant.json: {"min_gpus": 2}) is listed as not run on a host with

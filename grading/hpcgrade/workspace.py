@@ -13,7 +13,7 @@ and never mounted inside the sandbox):
 
   W/src     the build inputs every lab shares (lab_manifest.BUILD_FILES and
             BUILD_DIRS), labs/LAB/ (the submission's files in its student/),
-            grading/hidden/LAB/ (judge: always; submission: only while the
+            solutions/LAB/hidden/ (judge: always; submission: only while the
             hidden tests compile)
   W/build   the Meson build directory
   W/hidden  the submission's hidden test binary, alone: moved out of W/build
