@@ -40,6 +40,7 @@ def mini_tree(dest):
     os.makedirs(os.path.join(dest, ".ci"))
     shutil.copy2(os.path.join(ROOT, ".ci", "packages.txt"), os.path.join(dest, ".ci"))
     g = os.path.join(dest, "grading")
+    os.makedirs(g)
     for f in ("grade", "selfcheck", "export-release", "meson.build"):
         shutil.copy2(os.path.join(ROOT, "grading", f), g)
     shutil.copytree(os.path.join(ROOT, "grading", "hpcgrade"), os.path.join(g, "hpcgrade"), ignore=ignore)
