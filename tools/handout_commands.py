@@ -212,10 +212,11 @@ def documents(root):
     'instructor' (a copy of the instructor's tree)."""
     docs = []
     for lab in lab_manifest.list_labs(root):
-        rel = "labs/%s/README.md" % lab
+        rel = lab_manifest.lab_paths("", lab).handout
         docs.append((rel, read(os.path.join(root, rel)), "release"))
     for rel in release.tree_files(root):
-        if os.path.basename(rel) == "README.md" and not rel.startswith(("labs/", "solutions/")):
+        if os.path.basename(rel) == "README.md" and not rel.startswith(
+                (lab_manifest.LABS_DIR + "/", lab_manifest.SECRET_DIR + "/")):
             docs.append((rel, read(os.path.join(root, rel)), "instructor"))
     # The release README lists the labs from their manifests, the same here.
     docs.append((RELEASE_README, release.release_readme(root), "release"))

@@ -69,7 +69,7 @@ class Package(unittest.TestCase):
 
     def test_solution_full_marks_in_a_repository_layout(self):
         def repo(dest, tree):  # a whole clone: labs/LAB/student/
-            selfcheck.patched_submission(ROOT, LAB, None, os.path.join(dest, "labs", LAB, "student"))
+            selfcheck.patched_submission(ROOT, LAB, None, manifest.lab_paths(dest, LAB).student_dir)
         data, out = self.autograder(repo)
         self.assertEqual(data["score"], data["extra_data"]["max_score"] - 5, out)  # 5: performance, not timed
         self.assertGreater(data["score"], 40)

@@ -209,7 +209,7 @@ class MiniTree(unittest.TestCase):
         # build's rubric test must fail and name it.
         tree = os.path.join(self.tmp, "unlisted")
         shutil.copytree(self.tree, tree)
-        with open(os.path.join(tree, "labs", LAB, "tests", "test_sorting.cpp"), "a") as f:
+        with open(os.path.join(manifest.lab_paths(tree, LAB).tests_dir, "test_sorting.cpp"), "a") as f:
             f.write("\nTEST(Unlisted, AddedWithoutPoints) { SUCCEED(); }\n")
         build = os.path.join(self.tmp, "unlisted-build")
         for argv in (["meson", "setup", build, tree, "-Dgrader_tests=false", "-Dcuda=disabled", "-Dmpi=disabled"],
