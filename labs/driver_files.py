@@ -289,7 +289,7 @@ def check(lab):
         for kind in entry["files"]:
             if kind not in KINDS:
                 problems.append("driver_files[%d]: unknown file kind %r (known: %s)" % (i, kind, ", ".join(KINDS)))
-    readme = os.path.join(root, "labs", lab, "README.md")
+    readme = lab_manifest.lab_paths(root, lab).handout
     with open(readme, encoding="utf-8") as f:
         lines = f.read().splitlines()
     for i, entry in enumerate(m["driver_memory"]):

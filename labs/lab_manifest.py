@@ -17,8 +17,13 @@ A lab is:
                             file in it is a student file
   labs/NN-name/*            the harness: the interface, given code, the driver
   labs/NN-name/tests/       the visible tests
-  solutions/NN-name/        the reference versions of student/, file for file
-  grading/hidden/NN-name/   the hidden tests (the build option hidden_tests_dir)
+  solutions/NN-name/        what a student must not see (the release leaves out
+                            solutions/ whole): the reference versions of
+                            student/, file for file, and
+    hidden/                 the hidden tests (Meson reads the folder from the
+                            manifest's hidden_dir line)
+    mutants/NAME/           the planted-bug mutants (grading/selfcheck)
+lab_paths(root, lab) names each of these paths; nothing else joins them.
 
 Rubric: tests.visible.points and tests.hidden.points map test names to
 points. A key may be a glob (fnmatch: *, ?, [...]) naming a family of tests
@@ -57,6 +62,7 @@ prints one run a line: the lab, the run's name (- for none) and the command
 line, shell-quoted, separated by tabs.
 """
 import ast
+import collections
 import fnmatch
 import json
 import re
@@ -80,6 +86,40 @@ BUILD_FILES = ("meson.build", "meson_options.txt", "labs/meson.build", "labs/lab
 BUILD_DIRS = ("common",)
 
 
+# Where a lab's two halves live, relative to the repository's root: the
+# public half (what a student gets) and the secret half (lab_paths).
+LABS_DIR = "labs"
+SECRET_DIR = "solutions"
+
+class LabPaths(collections.namedtuple("LabPaths", [
+        "lab_dir",       # labs/LAB: the public half
+        "student_dir",   # labs/LAB/student: the files a student edits
+        "tests_dir",     # labs/LAB/tests: the visible tests
+        "handout",       # labs/LAB/README.md
+        "manifest",      # labs/LAB/lab.json
+        "solution_dir",  # solutions/LAB: the reference student files, flat
+        "hidden_dir",    # the hidden tests
+        "mutants_dir",   # the planted-bug mutants, one folder each
+        ])):
+    __slots__ = ()
+
+    def solution_extras(self):
+        """The folders in solution_dir that hold no student file (the hidden
+        tests, the mutants), relative to it: not part of the solution."""
+        return [os.path.relpath(d, self.solution_dir) for d in (self.hidden_dir, self.mutants_dir)
+                if d.startswith(self.solution_dir + os.sep)]
+
+
+def lab_paths(root, lab):
+    """Every path of LAB under ROOT (ROOT "" gives them relative to the
+    root): the one place that names them."""
+    lab_dir = os.path.join(root, LABS_DIR, lab)
+    solution_dir = os.path.join(root, SECRET_DIR, lab)
+    return LabPaths(lab_dir, os.path.join(lab_dir, STUDENT_DIR), os.path.join(lab_dir, "tests"),
+                    os.path.join(lab_dir, "README.md"), os.path.join(lab_dir, "lab.json"), solution_dir,
+                    os.path.join(solution_dir, "hidden"), os.path.join(solution_dir, "mutants"))
+
+
 class ManifestError(ValueError):
     """A lab.json that is missing, malformed or inconsistent."""
 
@@ -90,10 +130,10 @@ def repo_root():
 
 def list_labs(root):
     """Lab directory names (NN-name) that hold a lab.json, in order."""
-    labs_dir = os.path.join(root, "labs")
+    labs_dir = os.path.join(root, LABS_DIR)
     if not os.path.isdir(labs_dir):
         return []
-    return sorted(d for d in os.listdir(labs_dir) if os.path.isfile(os.path.join(labs_dir, d, "lab.json")))
+    return sorted(d for d in os.listdir(labs_dir) if os.path.isfile(lab_paths(root, d).manifest))
 
 
 def resolve_lab(root, name):
@@ -118,7 +158,7 @@ def _list_of_str(data, key, where):
 
 def student_files(root, lab):
     """Every file under labs/LAB/student/, as paths relative to it."""
-    base = os.path.join(root, "labs", lab, STUDENT_DIR)
+    base = lab_paths(root, lab).student_dir
     found = []
     for d, dirs, files in os.walk(base):
         dirs[:] = sorted(x for x in dirs if not x.startswith("."))
@@ -130,7 +170,7 @@ def student_files(root, lab):
 
 def load(root, lab):
     """Load and validate labs/LAB/lab.json; return a dict with defaults filled in."""
-    path = os.path.join(root, "labs", lab, "lab.json")
+    path = lab_paths(root, lab).manifest
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -656,6 +696,7 @@ def meson_lines(data):
         line("driver", data["driver"]),
         line("visible_tests", data["tests"]["visible"]["sources"]),
         line("hidden_tests", data["tests"]["hidden"]["sources"]),
+        line("hidden_dir", [lab_paths("", data["name"]).hidden_dir]),
         line("mpi_ranks", data["mpi_ranks"]),
         line("test_main", [data["test_main"]]),
         line("figures", [f["file"] for f in data["figures"]]),

@@ -6,8 +6,8 @@
 
 Any other argument: one line on stderr and exit 2.
 
-Covers common/, labs/, solutions/ and grading/hidden/ (what is absent, as in
-the student release, is skipped). Grader fixtures are attack code and stay as
+Covers common/, labs/ and solutions/ (the reference files and the hidden
+tests; what is absent, as in the student release, is skipped). Grader fixtures are attack code and stay as
 written. Meson runs the check as the test `format` when clang-format exists.
 """
 import os
@@ -17,7 +17,10 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DIRS = ("common", "labs", "solutions", os.path.join("grading", "hidden"))
+sys.path.insert(0, os.path.join(ROOT, "labs"))
+import lab_manifest  # noqa: E402
+
+DIRS = ("common", lab_manifest.LABS_DIR, lab_manifest.SECRET_DIR)
 EXTENSIONS = (".cpp", ".hpp", ".cu", ".cuh", ".h")
 # What `clang-format --dry-run` prints for the first difference in a file.
 VIOLATION = re.compile(r"^(.+?):\d+:\d+: error: code should be clang-formatted", re.MULTILINE)

@@ -212,10 +212,11 @@ def documents(root):
     'instructor' (a copy of the instructor's tree)."""
     docs = []
     for lab in lab_manifest.list_labs(root):
-        rel = "labs/%s/README.md" % lab
+        rel = lab_manifest.lab_paths("", lab).handout
         docs.append((rel, read(os.path.join(root, rel)), "release"))
     for rel in release.tree_files(root):
-        if os.path.basename(rel) == "README.md" and not rel.startswith(("labs/", "solutions/")):
+        if os.path.basename(rel) == "README.md" and not rel.startswith(
+                (lab_manifest.LABS_DIR + "/", lab_manifest.SECRET_DIR + "/")):
             docs.append((rel, read(os.path.join(root, rel)), "instructor"))
     # The release README lists the labs from their manifests, the same here.
     docs.append((RELEASE_README, release.release_readme(root), "release"))
@@ -292,9 +293,9 @@ def release_layout(root, dest, base=None):
             f.write(release.release_readme(dest))
     for lab in lab_manifest.list_labs(root):
         for name in lab_manifest.load(root, lab)["student_files"]:
-            src = os.path.join(root, "solutions", lab, name)
+            src = os.path.join(lab_manifest.lab_paths(root, lab).solution_dir, name)
             if os.path.isfile(src):
-                shutil.copy(src, os.path.join(dest, "labs", lab, lab_manifest.STUDENT_DIR, name))
+                shutil.copy(src, os.path.join(lab_manifest.lab_paths(dest, lab).student_dir, name))
 
 
 def instructor_layout(root, dest):
@@ -308,11 +309,13 @@ def instructor_layout(root, dest):
 def given_roster(layout):
     """roster/ of two students of lab 01: the solution and the starter."""
     lab = "01-sorting"
-    for name, src in (("alice", os.path.join(layout, "solutions", lab)),
-                      ("bob", os.path.join(layout, "labs", lab, lab_manifest.STUDENT_DIR))):
+    paths = lab_manifest.lab_paths(layout, lab)
+    for name, src in (("alice", paths.solution_dir), ("bob", paths.student_dir)):
         dst = os.path.join(layout, "roster", name)
-        if not os.path.isdir(dst):
-            shutil.copytree(src, dst)
+        if not os.path.isdir(dst):  # the student files alone (solutions/LAB holds more)
+            for f in lab_manifest.student_files(layout, lab):
+                os.makedirs(os.path.dirname(os.path.join(dst, f)), exist_ok=True)
+                shutil.copy2(os.path.join(src, f), os.path.join(dst, f))
 
 
 SLURM_DIR = "/tmp/hpc-labs-handout-slurm"
@@ -579,7 +582,7 @@ def main(argv=None):
         print("handout_commands.py: error: --run takes here, gpu-host and slow, not %s" % ", ".join(bad),
               file=sys.stderr)
         return 2
-    if not os.path.isdir(os.path.join(ROOT, "solutions")):
+    if not os.path.isdir(os.path.join(ROOT, lab_manifest.SECRET_DIR)):
         print("handout_commands.py: error: this tree has no solutions/ (a student release): the commands "
               "run as a finished student's, with the reference solution's files", file=sys.stderr)
         return 2

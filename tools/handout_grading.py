@@ -118,7 +118,7 @@ def section(root, lab):
         rows.append(("compute-sanitizer", fmt(san.get("points", 0)),
                      "%s report no error on the tests `%s` (on a GPU)" % (" and ".join(san.get("tools", [])),
                                                                           san.get("gtest_filter", "*"))))
-    path = os.path.join(root, "labs", lab, lab_manifest.STUDENT_DIR, answers.FILE)
+    path = os.path.join(lab_manifest.lab_paths(root, lab).student_dir, answers.FILE)
     questions = []
     if os.path.isfile(path):
         with open(path, encoding="utf-8") as f:
@@ -168,7 +168,7 @@ def main(argv):
         return 2
     stale = []
     for lab in lab_manifest.list_labs(ROOT):
-        path = os.path.join(ROOT, "labs", lab, "README.md")
+        path = lab_manifest.lab_paths(ROOT, lab).handout
         try:
             with open(path, encoding="utf-8") as f:
                 text = f.read()

@@ -6,8 +6,8 @@ grading/gradescope/build LAB OUT.zip writes a zip with, at its root,
   run_autograder   Gradescope runs it for every submission: grades
                    /autograder/submission, writes /autograder/results/results.json
   hpc-labs/        the part of this repository the lab's grade needs (the
-                   build inputs, labs/LAB, solutions/LAB, grading/hidden/LAB,
-                   the grader)
+                   build inputs, labs/LAB, solutions/LAB with its hidden
+                   tests but not its mutants, the grader)
   gradescope.json  the lab, and whether it needs a GPU
 Gradescope unpacks the zip into /autograder/source. HPCGRADE_AUTOGRADER_ROOT
 replaces /autograder (the tests lay out a temporary directory like it).
@@ -36,8 +36,6 @@ CONFIG = "gradescope.json"
 TREE = "hpc-labs"
 # Parts of the repository every lab's grade needs, beside the lab's own.
 GRADER = ("grading/grade", "grading/hpcgrade/", ".ci/packages.txt", "tools/install-packages")
-# What the submission must not read; root-only in the package.
-SECRET = ("solutions", os.path.join("grading", "hidden"))
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEMPLATES = os.path.join(os.path.dirname(HERE), "gradescope")
 GPU_NOTE = ("Gradescope gives no GPU: this package grades the parts of %s that run on a CPU; the GPU parts are "
@@ -48,9 +46,12 @@ def wanted(rel, lab):
     """Whether the repository file REL goes into LAB's package."""
     if rel in manifest.BUILD_FILES or rel in GRADER:
         return True
+    paths = manifest.lab_paths("", lab)
     prefixes = [d + "/" for d in manifest.BUILD_DIRS] + [g for g in GRADER if g.endswith("/")] + [
-        "labs/%s/" % lab, "solutions/%s/" % lab, "grading/hidden/%s/" % lab]
-    return rel.startswith(tuple(prefixes)) and "/__pycache__/" not in rel
+        paths.lab_dir + "/", paths.solution_dir + "/", paths.hidden_dir + "/"]
+    # The mutants are the self-check's, not a grade's.
+    return rel.startswith(tuple(prefixes)) and not rel.startswith(paths.mutants_dir + "/") \
+        and "/__pycache__/" not in rel
 
 
 def build(root, lab, zip_path, perf=True, hidden_visibility=None):
@@ -85,7 +86,7 @@ def find_student_dir(submission, lab, student_files):
     (labs/LAB/student/), a lab folder, the files themselves, or one folder
     down (an uploaded zip of a folder). SUBMISSION itself when none is found
     (the grade then reports the files as missing)."""
-    candidates = [os.path.join(submission, "labs", lab), submission]
+    candidates = [manifest.lab_paths(submission, lab).lab_dir, submission]
     for base, dirs, _ in os.walk(submission):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         if base[len(submission):].count(os.sep) >= 3:
@@ -98,11 +99,16 @@ def find_student_dir(submission, lab, student_files):
     return submission
 
 
-def hide_secrets(tree):
+def secret_dirs(tree, lab):
+    """What the submission must not read: every reference solution, and the
+    folder that holds LAB's hidden tests."""
+    return [os.path.join(tree, manifest.SECRET_DIR), os.path.dirname(manifest.lab_paths(tree, lab).hidden_dir)]
+
+
+def hide_secrets(tree, lab):
     """Reference solutions and hidden tests: root only. The grader (root)
     copies them; the submission runs as another uid."""
-    for rel in SECRET:
-        path = os.path.join(tree, rel)
+    for path in secret_dirs(tree, lab):
         if os.path.isdir(path):
             os.chmod(path, 0o700)
 
@@ -129,7 +135,7 @@ def run_autograder(autograder):
     results = os.path.join(autograder, "results", "results.json")
     os.makedirs(os.path.dirname(results), exist_ok=True)
     if os.geteuid() == 0:
-        hide_secrets(tree)
+        hide_secrets(tree, lab)
     submission = find_student_dir(os.path.join(autograder, "submission"), lab, manifest.student_files(tree, lab))
     work = tempfile.mkdtemp(prefix="gradescope-")
     out = os.path.join(work, "results.json")
@@ -186,9 +192,9 @@ def build_main(argv=None):
     except manifest.ManifestError as e:
         print("grading/gradescope/build: error: %s" % e, file=sys.stderr)
         return 2
-    if not os.path.isdir(os.path.join(root, "solutions", lab)):
-        print("grading/gradescope/build: error: no solutions/%s here (a student release cannot grade)" % lab,
-              file=sys.stderr)
+    if not os.path.isdir(manifest.lab_paths(root, lab).solution_dir):
+        print("grading/gradescope/build: error: no %s here (a student release cannot grade)"
+              % manifest.lab_paths("", lab).solution_dir, file=sys.stderr)
         return 2
     why = report.unwritable(argv[1])
     if why or not argv[1].endswith(".zip"):

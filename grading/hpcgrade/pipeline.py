@@ -124,8 +124,9 @@ class Grade:
         self.seed = fixed_seed() or secrets.randbits(63)
         self.gpu = host.gpu_available()
         self.gpu_arch = host.build_arch(self.gpu)
-        self.has_solutions = os.path.isdir(os.path.join(root, "solutions", lab))
-        self.hidden_here = os.path.isdir(os.path.join(root, "grading", "hidden", lab))
+        self.paths = manifest.lab_paths(root, lab)
+        self.has_solutions = os.path.isdir(self.paths.solution_dir)
+        self.hidden_here = os.path.isdir(self.paths.hidden_dir)
         self.mpirun = host.find_tool("mpirun") if self.manifest["mpi_ranks"] else None
         self.items = []  # the tests' items come from the judge's test list (build_step)
         self.perf_item = self.san_item = None
@@ -208,7 +209,7 @@ def prepare(g):
               "seed of this grade (test data and timing inputs): %d" % g.seed]
     if m["tests"]["hidden"]["points"] and not g.hidden_here:
         g.out.append("hidden tests: not in this tree (a student release): visible tests only")
-    if not os.path.isdir(os.path.join(g.root, "solutions")):
+    if not os.path.isdir(os.path.join(g.root, manifest.SECRET_DIR)):
         g.out.append("judge: this tree has no solutions/ (a student release), so the judge is built from "
                      "labs/%s as it is here: a self-grade, not the instructor's" % g.lab)
     src = source_dir(g.root, g.lab, g.kind, g.submission)
@@ -218,14 +219,15 @@ def prepare(g):
         g.out.append("for review (no effect on the score): the student files use things a lab does not "
                      "need:\n  " + "\n  ".join(review[:20]))
     g.ws = workspace.create(g.root, g.lab, g.sandbox)
-    g.out += workspace.install_student_files(g.ws, m["student_files"], src)
+    g.out += workspace.install_student_files(g.ws, m["student_files"], src,
+                                             skip=g.paths.solution_extras() if g.kind == "solution" else ())
     add_written_answers(g, src)
 
 
 def add_written_answers(g, src):
     """The questions of the starter's answers.md, each with the answer in
     the submission's: items worth 0 points for a person to grade."""
-    starter = read_text(os.path.join(g.root, "labs", g.lab, manifest.STUDENT_DIR, answers.FILE))
+    starter = read_text(os.path.join(g.paths.student_dir, answers.FILE))
     if starter is None:
         return
     submitted = read_text(os.path.join(src, answers.FILE))
@@ -301,7 +303,7 @@ def build_step(g):
             hid = g.builder.compile([target + "-hidden"])
         deps = g.builder.dependencies_text() or ""
         leaked = [o for o, _ in build.check_deps(deps, g.ws.build, g.ws.path, [g.root])] + \
-            [o for o, p in hidden_readers(deps) if "-hidden" not in o]
+            [o for o, p in hidden_readers(deps, g.ws.hidden_dir(), g.ws.build) if "-hidden" not in o]
         workspace.remove_hidden(g.ws)
         # Out of the build tree that the visible tests' runs mount, whatever
         # happened: the binary, and the objects of a build that failed.
@@ -343,15 +345,20 @@ def rubric_of_judge(g, hidden):
     return assigned
 
 
-def hidden_readers(deps_text):
+def hidden_readers(deps_text, hidden_dir, build_dir):
     """(object, path) for every object that depends on a file under
-    grading/hidden (only the hidden tests' objects may)."""
+    HIDDEN_DIR, the workspace's copy of the hidden tests (only the hidden
+    tests' objects may); Ninja's paths are relative to BUILD_DIR. Paths are
+    compared as written and with links resolved, as build.check_deps does."""
     bad, obj = [], None
+    roots = {os.path.normpath(hidden_dir) + os.sep, os.path.realpath(hidden_dir) + os.sep}
     for line in deps_text.splitlines():
         if line and not line.startswith(" "):
             obj = line.split(":", 1)[0]
-        elif "grading/hidden/" in line:
-            bad.append((obj, line.strip()))
+        elif line.strip():
+            path = os.path.normpath(os.path.join(build_dir, line.strip()))
+            if any(p.startswith(r) for p in (path + os.sep, os.path.realpath(path) + os.sep) for r in roots):
+                bad.append((obj, line.strip()))
     return bad
 
 
@@ -481,7 +488,7 @@ def time_step(g):
 
     def reference_workspace(parent):
         ws = workspace.create(g.root, g.lab, g.sandbox, parent=parent, role=sb_mod.REFERENCE)
-        workspace.install_student_files(ws, m["student_files"], os.path.join(g.root, "solutions", g.lab))
+        workspace.install_student_files(ws, m["student_files"], g.paths.solution_dir, skip=g.paths.solution_extras())
         return ws
 
     g.end_submission("after its driver was built")
@@ -644,14 +651,15 @@ def read_student_files(directory, names):
 
 
 def source_dir(root, lab, kind, submission):
+    paths = manifest.lab_paths(root, lab)
     if kind == "solution":
-        d = os.path.join(root, "solutions", lab)
+        d = paths.solution_dir
         if not os.path.isdir(d):
             raise UsageError("no solutions/%s in this tree (a student release has none): "
                              "use --starter or --submission DIR" % lab)
         return d
     if kind == "starter":
-        return os.path.join(root, "labs", lab, manifest.STUDENT_DIR)
+        return paths.student_dir
     return submission_dir(submission, manifest.student_files(root, lab))
 
 

@@ -1,7 +1,7 @@
 """grading/export-release DIR: the tree a student receives, verified.
 
-Left out: solutions/, grading/hidden/, grading/mutants/, the grader's
-fixtures and the grader tests that need them. Kept: everything else,
+Left out: solutions/ (every lab's reference files, hidden tests and
+mutants: manifest.lab_paths), the grader's fixtures and the grader tests that need them. Kept: everything else,
 including the grader, so a student can self-grade with the visible tests
 (no hidden tests; speed shown against the lab's anchor, not scored: there is
 no reference). The repository's README is for instructors: the release gets
@@ -56,7 +56,9 @@ import time
 from . import build, host, judging, manifest, speed, workspace
 from . import sandbox as sb_mod
 
-EXCLUDED = ("solutions/", "grading/hidden/", "grading/mutants/", "grading/tests/fixtures/")
+# The secret half of every lab (reference files, hidden tests, mutants) is
+# one folder: manifest.lab_paths.
+EXCLUDED = (manifest.SECRET_DIR + "/", "grading/tests/fixtures/")
 JUNK = ("build", "__pycache__", ".git", "results.json", ".gpu-deps")
 MIN_SECRET = 20
 MIN_LINES = 3
@@ -196,7 +198,7 @@ def given_text(root, lab):
     driver): public by design, reviewed as such. A solution line that it
     already holds reveals nothing (lab 10 gives two_diff beside the
     student's two_sum, which shares lines with it)."""
-    base = os.path.join(root, "labs", lab)
+    base = manifest.lab_paths(root, lab).lab_dir
     texts = []
     for name in sorted(os.listdir(base)):
         path = os.path.join(base, name)
@@ -207,16 +209,17 @@ def given_text(root, lab):
 
 def collect_secrets(root):
     secrets = {}
-    sol_root = os.path.join(root, "solutions")
     for lab in manifest.list_labs(root):
-        if not os.path.isdir(os.path.join(sol_root, lab)):
+        paths = manifest.lab_paths(root, lab)
+        if not os.path.isdir(paths.solution_dir):
             continue
         given = given_text(root, lab)
         for f in manifest.load(root, lab)["student_files"]:
-            sol = read_text(os.path.join(sol_root, lab, f))
-            skel = read_text(os.path.join(root, "labs", lab, manifest.STUDENT_DIR, f)) or ""
+            sol = read_text(os.path.join(paths.solution_dir, f))
+            skel = read_text(os.path.join(paths.student_dir, f)) or ""
             if sol:
-                secrets["solutions/%s/%s" % (lab, f)] = secret_lines(sol, skel + "\n" + given)
+                name = os.path.join(manifest.lab_paths("", lab).solution_dir, f)
+                secrets[name] = secret_lines(sol, skel + "\n" + given)
     return secrets
 
 
@@ -241,8 +244,8 @@ def release_readme(dest):
     rows = []
     for lab in labs:
         m = manifest.load(dest, lab)
-        rows.append("| [%s](labs/%s/README.md) | %s | %s |" % (lab, lab, m["title"],
-                                                            ", ".join(m["needs"]) or "C++"))
+        rows.append("| [%s](%s) | %s | %s |" % (lab, manifest.lab_paths("", lab).handout, m["title"],
+                                                  ", ".join(m["needs"]) or "C++"))
     return """# hpc-labs: student release
 
 ```sh
@@ -429,8 +432,8 @@ def build_labs(c, root, dest, work, labs, jobs):
     t = time.monotonic()
     ws = workspace.create(dest, labs[0], sandbox, parent=work)
     for lab in labs[1:]:
-        shutil.copytree(os.path.join(dest, "labs", lab), os.path.join(ws.src, "labs", lab))
-    sandbox.own(os.path.join(ws.src, "labs"))
+        shutil.copytree(manifest.lab_paths(dest, lab).lab_dir, manifest.lab_paths(ws.src, lab).lab_dir)
+    sandbox.own(os.path.join(ws.src, manifest.LABS_DIR))
     b = build.Builder(sandbox, ws, jobs, gpu_arch=arch)
     r = b.configure(labs=labs)
     skipped = dict(re.findall(r"skipping lab (\S+): (.*)", r.output))

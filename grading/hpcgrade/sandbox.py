@@ -12,7 +12,7 @@ grader but the paths a run names:
        system directories read-only; a fresh tmpfs for /tmp, /dev/shm and
        HOME on every run; of the grader's files only the paths the caller
        names (read-only unless listed as writable); the repository itself is
-       never mounted, so solutions/ and grading/hidden/ do not exist inside
+       never mounted, so solutions/ (the hidden tests too) does not exist inside
     -> the command.
 
 Where unprivileged user namespaces are refused (AppArmor on Ubuntu 24.04,

@@ -5,7 +5,7 @@ For every lab present (or those named) it grades
     host without a GPU); its performance, timed against itself (ratio about
     1), is reported, and a shortfall is shown as timing noise, not a failure;
   - the starter: 0 points;
-  - every mutant in grading/mutants/LAB/*/ (mutant.patch, one planted bug
+  - every mutant in solutions/LAB/mutants/*/ (mutant.patch, one planted bug
     as a patch against the solution; about.txt's first line says what the
     bug is): it must lose points. A mutant whose bug needs several GPUs to
     show (mutant.json: {"min_gpus": 2}) is listed as not run on a host with
@@ -29,7 +29,7 @@ from . import sandbox as sb_mod
 
 
 def mutant_dirs(root, lab):
-    base = os.path.join(root, "grading", "mutants", lab)
+    base = manifest.lab_paths(root, lab).mutants_dir
     if not os.path.isdir(base):
         return []
     return sorted(os.path.join(base, d) for d in os.listdir(base) if os.path.isdir(os.path.join(base, d)))
@@ -75,7 +75,8 @@ def patched_submission(root, lab, patch_file, dest, base="solutions"):
     when the patch is missing or no longer applies."""
     m = manifest.load(root, lab)
     os.makedirs(dest)
-    src = os.path.join(root, "labs", lab, manifest.STUDENT_DIR) if base == "labs" else os.path.join(root, base, lab)
+    paths = manifest.lab_paths(root, lab)
+    src = paths.student_dir if base == "labs" else paths.solution_dir
     for f in m["student_files"]:
         os.makedirs(os.path.dirname(os.path.join(dest, f)), exist_ok=True)
         shutil.copy2(os.path.join(src, f), os.path.join(dest, f))
@@ -221,7 +222,8 @@ def run(root, labs, opts, log=print, first_loss=False, parallel=1):
             for lab in labs:
                 mutants = mutant_dirs(root, lab)
                 if len(mutants) < 3:
-                    rows[lab].append((lab, "mutants", "-", "FAIL", "fewer than 3 mutants in grading/mutants/%s" % lab))
+                    rows[lab].append((lab, "mutants", "-", "FAIL", "fewer than 3 mutants in %s"
+                                      % manifest.lab_paths("", lab).mutants_dir))
                     ok_all = False
                 cases = [("starter", "starter", None)]
                 cases += [("mutant " + os.path.basename(d), "submission", d) for d in mutants]
@@ -262,7 +264,7 @@ def main(argv=None):
     except manifest.ManifestError as e:
         print("grading/selfcheck: error: %s" % e, file=sys.stderr)
         return 2
-    if not os.path.isdir(os.path.join(root, "solutions")):
+    if not os.path.isdir(os.path.join(root, manifest.SECRET_DIR)):
         print("grading/selfcheck: error: no solutions/ in this tree (a student release)", file=sys.stderr)
         return 2
     opts = pipeline.Options(jobs=a.jobs, test_timeout=a.test_timeout, rounds=a.rounds, quiet=True)

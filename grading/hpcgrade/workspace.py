@@ -13,7 +13,7 @@ and never mounted inside the sandbox):
 
   W/src     the build inputs every lab shares (lab_manifest.BUILD_FILES and
             BUILD_DIRS), labs/LAB/ (the submission's files in its student/),
-            grading/hidden/LAB/ (judge: always; submission: only while the
+            solutions/LAB/hidden/ (judge: always; submission: only while the
             hidden tests compile)
   W/build   the Meson build directory
   W/hidden  the submission's hidden test binary, alone: moved out of W/build
@@ -33,7 +33,7 @@ import os
 import shutil
 import tempfile
 
-from .manifest import BUILD_DIRS, BUILD_FILES, STUDENT_DIR
+from .manifest import BUILD_DIRS, BUILD_FILES, lab_paths
 from .sandbox import SUBMISSION
 
 MAX_STUDENT_FILE = 1 << 20  # bytes; a lab's source file is far smaller
@@ -51,14 +51,23 @@ class Workspace:
         self.hidden = os.path.join(path, "hidden")
         self.runs = os.path.join(path, "runs")
 
+    def paths(self):
+        """The lab's paths in this workspace's copy of the tree."""
+        return lab_paths(self.src, self.lab)
+
     def lab_dir(self):
-        return os.path.join(self.src, "labs", self.lab)
+        return self.paths().lab_dir
 
     def student_dir(self):
-        return os.path.join(self.lab_dir(), STUDENT_DIR)
+        return self.paths().student_dir
 
     def hidden_dir(self):
-        return os.path.join(self.src, "grading", "hidden", self.lab)
+        return self.paths().hidden_dir
+
+    def hidden_top(self):
+        """The folder under W/src that holds the hidden tests and nothing
+        else of the build's: made by add_hidden, removed by remove_hidden."""
+        return os.path.join(self.src, os.path.relpath(self.hidden_dir(), self.src).split(os.sep)[0])
 
     def binary(self, suffix=""):
         """labs/LAB<suffix> in the build: '' the driver, '-tests'; '-hidden'
@@ -96,14 +105,14 @@ def create(root, lab, sandbox=None, parent=None, hidden=False, role=SUBMISSION):
     if private:
         os.chown(path, *sandbox.ids(role))
     ws = Workspace(path, lab, sandbox, role)
-    for d in (ws.src, ws.runs, os.path.join(ws.src, "labs"), os.path.join(ws.src, "grading")):
+    for d in (ws.src, ws.runs):
         os.makedirs(d, exist_ok=True)
     for f in BUILD_FILES:
         os.makedirs(os.path.dirname(os.path.join(ws.src, f)), exist_ok=True)
         shutil.copy2(os.path.join(root, f), os.path.join(ws.src, f))
     for d in BUILD_DIRS:
         shutil.copytree(os.path.join(root, d), os.path.join(ws.src, d), ignore=_ignore_junk)
-    shutil.copytree(os.path.join(root, "labs", lab), ws.lab_dir(), ignore=_ignore_junk)
+    shutil.copytree(lab_paths(root, lab).lab_dir, ws.lab_dir(), ignore=_ignore_junk)
     if hidden:
         add_hidden(ws, root)
     if sandbox is not None:
@@ -128,11 +137,13 @@ def tree_digest(directory):
     return h.hexdigest()
 
 
-def list_files(directory, limit=1000):
-    """Relative paths of the regular files and links under DIRECTORY (bounded)."""
+def list_files(directory, limit=1000, skip=()):
+    """Relative paths of the regular files and links under DIRECTORY
+    (bounded), but for the folders SKIP (relative to it)."""
     found = []
     for base, dirs, files in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(base, d)))
+        dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(base, d))
+                         and os.path.relpath(os.path.join(base, d), directory) not in skip)
         for f in sorted(files):
             found.append(os.path.relpath(os.path.join(base, f), directory))
             if len(found) >= limit:
@@ -148,11 +159,12 @@ def plan_files(student_files, present):
     return wanted, missing, ignored
 
 
-def install_student_files(ws, student_files, submission_dir):
+def install_student_files(ws, student_files, submission_dir, skip=()):
     """Copy the student files (paths relative to the lab's student/) from
-    SUBMISSION_DIR over the starter's.
+    SUBMISSION_DIR over the starter's; the folders SKIP in it are not looked
+    at (the solution's hidden tests and mutants).
     Returns notes (plain sentences) for the report."""
-    present = list_files(submission_dir)
+    present = list_files(submission_dir, skip=skip)
     wanted, missing, ignored = plan_files(student_files, present)
     notes = []
     for f in wanted:
@@ -182,17 +194,17 @@ def install_student_files(ws, student_files, submission_dir):
 
 
 def add_hidden(ws, root):
-    src = os.path.join(root, "grading", "hidden", ws.lab)
+    src = lab_paths(root, ws.lab).hidden_dir
     if not os.path.isdir(src):
         return False
     shutil.copytree(src, ws.hidden_dir(), ignore=_ignore_junk)
     if ws.sandbox is not None:
-        ws.sandbox.own(os.path.join(ws.src, "grading", "hidden"), ws.role)
+        ws.sandbox.own(ws.hidden_top(), ws.role)
     return True
 
 
 def remove_hidden(ws):
-    shutil.rmtree(os.path.join(ws.src, "grading", "hidden"), ignore_errors=True)
+    shutil.rmtree(ws.hidden_top(), ignore_errors=True)
 
 
 def set_aside_hidden(ws):

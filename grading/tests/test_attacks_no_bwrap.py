@@ -37,7 +37,7 @@ import zipfile
 
 import helpers
 
-from hpcgrade import reaper, score
+from hpcgrade import manifest, reaper, score
 from hpcgrade import sandbox as sb_mod
 
 ROOT = helpers.ROOT
@@ -65,7 +65,7 @@ def processes_of(uids):
 def public_lines(lab):
     """Every line of what a student has: the lab's folder and common/."""
     seen = set()
-    for top in (os.path.join(ROOT, "labs", lab), os.path.join(ROOT, "common")):
+    for top in (manifest.lab_paths(ROOT, lab).lab_dir, os.path.join(ROOT, "common")):
         for base, _, files in os.walk(top):
             for f in files:
                 with open(os.path.join(base, f), "rb") as fh:
@@ -104,8 +104,9 @@ class Attacks:
         p = subprocess.run([sys.executable, BUILD, cls.LAB, cls.zip], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         assert p.returncode == 0, p.stdout.decode()
         public = public_lines(cls.LAB)
-        cls.hidden = secret_lines(glob.glob(os.path.join(ROOT, "grading", "hidden", cls.LAB, "*")), public)
-        cls.reference = secret_lines(glob.glob(os.path.join(ROOT, "solutions", cls.LAB, "*.?pp")), public)
+        paths = manifest.lab_paths(ROOT, cls.LAB)
+        cls.hidden = secret_lines(glob.glob(os.path.join(paths.hidden_dir, "*")), public)
+        cls.reference = secret_lines(glob.glob(os.path.join(paths.solution_dir, "*.?pp")), public)
         assert cls.hidden and cls.reference
 
     @classmethod
@@ -232,9 +233,10 @@ class Attacks:
         entries = [e for e in glob.glob(os.path.join(self.cache, "reference", "*")) if os.path.isdir(e)]
         self.assertTrue(entries)
         for entry in entries:
-            for f in os.listdir(os.path.join(ROOT, "solutions", self.LAB)):
-                with open(os.path.join(ROOT, "solutions", self.LAB, f), "rb") as want, \
-                        open(os.path.join(entry, "src", "labs", self.LAB, "student", f), "rb") as got:
+            for f in manifest.student_files(ROOT, self.LAB):
+                with open(os.path.join(manifest.lab_paths(ROOT, self.LAB).solution_dir, f), "rb") as want, \
+                        open(os.path.join(manifest.lab_paths(os.path.join(entry, "src"), self.LAB).student_dir, f),
+                             "rb") as got:
                     self.assertEqual(got.read(), want.read(), "%s in %s" % (f, entry))
 
 

@@ -15,7 +15,7 @@ import zipfile
 
 import helpers
 
-from hpcgrade import selfcheck
+from hpcgrade import manifest, selfcheck
 
 ROOT = helpers.ROOT
 LAB = "01-sorting"
@@ -63,11 +63,13 @@ class Package(unittest.TestCase):
                      "hpc-labs/.ci/packages.txt", "hpc-labs/tools/install-packages"):
             self.assertIn(name, names)
         self.assertTrue(modes["run_autograder"] & 0o100)
-        self.assertFalse([n for n in names if n.startswith(("hpc-labs/labs/02", "hpc-labs/grading/mutants"))])
+        mutants = "hpc-labs/" + manifest.lab_paths("", LAB).mutants_dir
+        self.assertTrue([n for n in names if n.startswith("hpc-labs/" + manifest.lab_paths("", LAB).hidden_dir)])
+        self.assertFalse([n for n in names if n.startswith(("hpc-labs/labs/02", "hpc-labs/solutions/02", mutants))])
 
     def test_solution_full_marks_in_a_repository_layout(self):
         def repo(dest, tree):  # a whole clone: labs/LAB/student/
-            selfcheck.patched_submission(ROOT, LAB, None, os.path.join(dest, "labs", LAB, "student"))
+            selfcheck.patched_submission(ROOT, LAB, None, manifest.lab_paths(dest, LAB).student_dir)
         data, out = self.autograder(repo)
         self.assertEqual(data["score"], data["extra_data"]["max_score"] - 5, out)  # 5: performance, not timed
         self.assertGreater(data["score"], 40)

@@ -110,7 +110,8 @@ class SlurmArray(unittest.TestCase):
         roster = os.path.join(self.tmp, "roster")
         selfcheck.patched_submission(ROOT, LAB, None, os.path.join(roster, "solution"))
         selfcheck.patched_submission(ROOT, LAB, None, os.path.join(roster, "starter"), base="labs")
-        selfcheck.patched_submission(ROOT, LAB, os.path.join(ROOT, "grading", "mutants", LAB, MUTANT, "mutant.patch"),
+        selfcheck.patched_submission(ROOT, LAB, os.path.join(manifest.lab_paths(ROOT, LAB).mutants_dir, MUTANT,
+                                                           "mutant.patch"),
                                      os.path.join(roster, MUTANT))
         return roster
 

@@ -13,7 +13,7 @@ import tempfile
 import unittest
 
 import helpers
-from hpcgrade import speed
+from hpcgrade import manifest, speed
 
 ROOT = helpers.ROOT
 LAB = "01-sorting"
@@ -30,15 +30,17 @@ def mini_tree(dest):
     os.makedirs(os.path.join(dest, "labs"))
     for f in ("meson.build", "lab_manifest.py"):
         shutil.copy2(os.path.join(ROOT, "labs", f), os.path.join(dest, "labs"))
-    for part in ("labs", "solutions", "grading/hidden", "grading/mutants"):
-        src = os.path.join(ROOT, part, LAB)
+    paths = manifest.lab_paths("", LAB)
+    for part in (paths.lab_dir, paths.solution_dir, paths.hidden_dir, paths.mutants_dir):
+        src = os.path.join(ROOT, part)
         if os.path.isdir(src):
-            shutil.copytree(src, os.path.join(dest, part, LAB), ignore=ignore)
+            shutil.copytree(src, os.path.join(dest, part), ignore=ignore, dirs_exist_ok=True)
     # The release README's first command installs from .ci/packages.txt.
     shutil.copytree(os.path.join(ROOT, "tools"), os.path.join(dest, "tools"), ignore=ignore)
     os.makedirs(os.path.join(dest, ".ci"))
     shutil.copy2(os.path.join(ROOT, ".ci", "packages.txt"), os.path.join(dest, ".ci"))
     g = os.path.join(dest, "grading")
+    os.makedirs(g)
     for f in ("grade", "selfcheck", "export-release", "meson.build"):
         shutil.copy2(os.path.join(ROOT, "grading", f), g)
     shutil.copytree(os.path.join(ROOT, "grading", "hpcgrade"), os.path.join(g, "hpcgrade"), ignore=ignore)
@@ -134,7 +136,9 @@ class FullRelease(unittest.TestCase):
         print("\n" + "\n".join("  " + l for l in out.strip().splitlines()))
         self.assertEqual(code, 0, out)
         self.assertIn("release verified", out)
-        for gone in ("solutions", "grading/hidden", "grading/mutants", "grading/tests/fixtures",
+        paths = manifest.lab_paths("", LAB)
+        for gone in (manifest.SECRET_DIR, os.path.dirname(paths.hidden_dir), os.path.dirname(paths.mutants_dir),
+                     "grading/tests/fixtures",
                      "grading/tests/test_fixtures.py", "grading/tests/test_attacks_order.py",
                      "grading/tests/test_attacks_self_report.py"):
             self.assertFalse(os.path.exists(os.path.join(dest, gone)), gone)
@@ -150,7 +154,7 @@ class FullRelease(unittest.TestCase):
         work = os.path.join(tmp, "self-grade")
         os.makedirs(work)
         code, out = run([os.path.join(dest, "grading", "grade"), "01", "--submission",
-                         os.path.join(ROOT, "solutions", LAB), "--out", os.path.join(work, "r.json")], work)
+                         manifest.lab_paths(ROOT, LAB).solution_dir, "--out", os.path.join(work, "r.json")], work)
         self.assertEqual(code, 0, out)
         with open(os.path.join(work, "r.json")) as f:
             data = json.load(f)
@@ -205,7 +209,7 @@ class MiniTree(unittest.TestCase):
         # build's rubric test must fail and name it.
         tree = os.path.join(self.tmp, "unlisted")
         shutil.copytree(self.tree, tree)
-        with open(os.path.join(tree, "labs", LAB, "tests", "test_sorting.cpp"), "a") as f:
+        with open(os.path.join(manifest.lab_paths(tree, LAB).tests_dir, "test_sorting.cpp"), "a") as f:
             f.write("\nTEST(Unlisted, AddedWithoutPoints) { SUCCEED(); }\n")
         build = os.path.join(self.tmp, "unlisted-build")
         for argv in (["meson", "setup", build, tree, "-Dgrader_tests=false", "-Dcuda=disabled", "-Dmpi=disabled"],
@@ -224,8 +228,8 @@ class MiniTree(unittest.TestCase):
         sys.path.insert(0, os.path.join(self.tree, "grading"))
         from hpcgrade import release
         release.export(self.tree, dest)
-        shutil.copy2(os.path.join(self.tree, "solutions", LAB, "merge_sort.hpp"),
-                     os.path.join(dest, "labs", LAB, "notes.txt"))
+        shutil.copy2(os.path.join(manifest.lab_paths(self.tree, LAB).solution_dir, "merge_sort.hpp"),
+                     os.path.join(manifest.lab_paths(dest, LAB).lab_dir, "notes.txt"))
         files = {}
         for rel in release.tree_files(dest):
             text = release.read_text(os.path.join(dest, rel))

@@ -322,6 +322,15 @@ class BuildTest(unittest.TestCase):
         deps2 = "o: #deps\n    /opt/repo/solutions/a.cpp\n"
         self.assertTrue(build.check_deps(deps2, "/tmp/ws/build", "/tmp/ws", ["/opt/repo"]))
 
+    def test_hidden_readers_follow_the_workspace_layout(self):
+        hidden = manifest.lab_paths("/tmp/ws/src", "01-sorting").hidden_dir
+        rel = os.path.relpath(hidden, "/tmp/ws/build")
+        deps = ("labs/s.p/sorting.cpp.o: #deps\n    ../src/labs/01-sorting/student/../../../%s/t.cpp\n"
+                "    ../src/labs/01-sorting/sorting.hpp\n"
+                "labs/01-sorting-hidden.p/t.cpp.o: #deps\n    %s/t.cpp\n") % (rel[len("../src/"):], rel)
+        self.assertEqual([o for o, _ in pipeline.hidden_readers(deps, hidden, "/tmp/ws/build")],
+                         ["labs/s.p/sorting.cpp.o", "labs/01-sorting-hidden.p/t.cpp.o"])
+
     def test_first_errors_drop_commands_and_progress(self):
         text = ("[1/3] Compiling C++ object x.o\nFAILED: x.o\nccache c++ -Ifoo -c x.cpp -o x.o\n"
                 "labs/01-sorting/sorting.cpp:3:5: error: expected ';'\n    3 | int a = 1\n"
@@ -341,7 +350,8 @@ class WorkspaceTest(unittest.TestCase):
             ws = workspace.create(ROOT, "01-sorting", parent=tmp)
             sub = os.path.join(tmp, "sub")
             os.makedirs(sub)
-            os.symlink(os.path.join(ROOT, "solutions", "01-sorting", "sorting.cpp"), os.path.join(sub, "sorting.cpp"))
+            os.symlink(os.path.join(manifest.lab_paths(ROOT, "01-sorting").solution_dir, "sorting.cpp"),
+                       os.path.join(sub, "sorting.cpp"))
             with open(os.path.join(sub, "README.md"), "w") as f:
                 f.write("hi")
             notes = workspace.install_student_files(ws, ["sorting.cpp", "merge_sort.hpp"], sub)
@@ -351,8 +361,8 @@ class WorkspaceTest(unittest.TestCase):
             self.assertIn("README.md", joined)
             with open(os.path.join(ws.student_dir(), "sorting.cpp")) as f:
                 self.assertIn("NotImplemented", f.read())  # still the starter's
-            self.assertFalse(os.path.exists(os.path.join(ws.src, "solutions")))
-            self.assertFalse(os.path.exists(os.path.join(ws.src, "grading", "hidden")))
+            self.assertFalse(os.path.exists(os.path.join(ws.src, manifest.SECRET_DIR)))
+            self.assertFalse(os.path.exists(ws.hidden_dir()))
         finally:
             shutil.rmtree(tmp)
 
@@ -368,7 +378,7 @@ class ScanTest(unittest.TestCase):
     def test_solutions_are_clean(self):
         for lab in manifest.list_labs(ROOT):
             m = manifest.load(ROOT, lab)
-            files = pipeline.read_student_files(os.path.join(ROOT, "solutions", lab), m["student_files"])
+            files = pipeline.read_student_files(manifest.lab_paths(ROOT, lab).solution_dir, m["student_files"])
             self.assertEqual([f for f in scan.review(files) if "test harness" in f or "GoogleTest" in f], [], lab)
 
 
@@ -466,7 +476,7 @@ class WrittenAnswersTest(unittest.TestCase):
 
     def test_every_lab_has_parseable_questions(self):
         for lab in manifest.list_labs(ROOT):
-            with open(os.path.join(ROOT, "labs", lab, "student", answers.FILE)) as f:
+            with open(os.path.join(manifest.lab_paths(ROOT, lab).student_dir, answers.FILE)) as f:
                 self.assertTrue(answers.parse(f.read()), lab)
 
     def test_written_items_have_no_status_and_no_points(self):
@@ -800,7 +810,7 @@ class SandboxTest(unittest.TestCase):
         sb = sb_mod.Sandbox(hide=[ROOT])
         if not sb.active:
             self.skipTest("bubblewrap unavailable: %s" % sb.reason)
-        o = self.run_sh(sb, "ls %s; ls /work 2>&1; echo done" % os.path.join(ROOT, "solutions"))
+        o = self.run_sh(sb, "ls %s; ls /work 2>&1; echo done" % os.path.join(ROOT, manifest.SECRET_DIR))
         self.assertIn("No such file", o.output)
         o = sb.execute(["python3", "-c", "import socket; socket.create_connection(('1.1.1.1', 53), 3)"],
                        sb_mod.Limits(wall_s=10))
@@ -993,7 +1003,7 @@ exit 0
 
     def test_handouts_name_the_one_script(self):
         for lab in manifest.list_labs(ROOT):
-            with open(os.path.join(ROOT, "labs", lab, "README.md"), encoding="utf-8") as f:
+            with open(manifest.lab_paths(ROOT, lab).handout, encoding="utf-8") as f:
                 for line in f:
                     if "sanitize.sh " not in line or not line.lstrip().startswith(("tools/", "labs/")):
                         continue
@@ -1060,16 +1070,16 @@ class MutantPatchTest(unittest.TestCase):
                     d = selfcheck.overlay(root, lab, m, tmp)
                     changed = [f for f in manifest.load(root, lab)["student_files"]
                                if open(os.path.join(d, f), "rb").read()
-                               != open(os.path.join(root, "solutions", lab, f), "rb").read()]
+                               != open(os.path.join(manifest.lab_paths(root, lab).solution_dir, f), "rb").read()]
                     self.assertTrue(changed, "%s changes nothing" % m)
 
     def test_every_fixture_applies_and_plants_something(self):
         for name in sorted(os.listdir(helpers.FIXTURES + "/01-sorting")):
             with tempfile.TemporaryDirectory() as tmp:
                 d = helpers.fixture_copy("01-sorting", name, tmp)
-                base = (os.path.join(ROOT, "labs", "01-sorting", manifest.STUDENT_DIR)
-                        if helpers.fixture_base("01-sorting", name) == "starter"
-                        else os.path.join(ROOT, "solutions", "01-sorting"))
+                paths = manifest.lab_paths(ROOT, "01-sorting")
+                starter = helpers.fixture_base("01-sorting", name) == "starter"
+                base = paths.student_dir if starter else paths.solution_dir
                 changed = [f for f in ("sorting.cpp", "merge_sort.hpp")
                            if open(os.path.join(d, f), "rb").read() != open(os.path.join(base, f), "rb").read()]
                 self.assertEqual(bool(changed), name not in ("solution", "starter"), name)
@@ -1138,6 +1148,7 @@ class FormatCheckTest(unittest.TestCase):
             os.makedirs(os.path.join(tree, "tools"))
             os.makedirs(os.path.join(tree, "labs", "99-x"))
             shutil.copy(os.path.join(ROOT, "tools", "format.py"), os.path.join(tree, "tools"))
+            shutil.copy(os.path.join(ROOT, "labs", "lab_manifest.py"), os.path.join(tree, "labs"))  # the layout
             shutil.copy(os.path.join(ROOT, ".clang-format"), tree)
             for name, text in (("good.cpp", "int main() { return 0; }\n"), ("bad.cpp", "int  main( ){return 0;}\n")):
                 with open(os.path.join(tree, "labs", "99-x", name), "w") as f:
