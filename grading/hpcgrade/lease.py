@@ -13,8 +13,8 @@ never taken beside another grade's work on the same resource. A turnstile
 per resource keeps the timed phases from starving: once one waits, new
 commands queue behind it.
 
-A lease is a flock on a file in the grader's cache (written by the grader's
-uid only, so no submission can hold or fake one), so it holds across
+A lease is a flock on a file in a directory of the grader's cache that only
+the grader's uid may enter (so no submission can hold or fake one), so it holds across
 threads, processes and grade-class's parallel grades, and is released by
 the kernel if its holder dies. Every interval a lease was held is appended
 to `intervals.jsonl` beside the locks ("mode": exclusive or shared), so that
@@ -35,6 +35,17 @@ INTERVALS = "intervals.jsonl"
 def lease_dir():
     """HPCGRADE_LEASES, else `leases/` in the grader's cache."""
     return os.environ.get("HPCGRADE_LEASES") or os.path.join(build.cache_dir(), "leases")
+
+
+def _private_dir():
+    """The lease directory, made the grader's alone: a flock needs only a
+    descriptor open for reading, so a lock file another uid could open is a
+    lock it could hold (and so stall every grade, or time beside one)."""
+    directory = lease_dir()
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    if os.stat(directory).st_uid == os.geteuid():
+        os.chmod(directory, 0o700)
+    return directory
 
 
 def resource_for(needs_gpu, device="0"):
@@ -59,8 +70,7 @@ def _take(resources, mode, who):
     the body. Each is taken through its turnstile (held only while taking
     the lock), in sorted order, so that two takers never wait for each
     other in a cycle."""
-    directory = lease_dir()
-    os.makedirs(directory, mode=0o755, exist_ok=True)
+    directory = _private_dir()
     with contextlib.ExitStack() as stack:
         asked = time.time()
         for resource in sorted(set(resources)):
@@ -110,8 +120,7 @@ def devices_for(needs_gpu, every_gpu=False, ids=None):
     ids = host.gpu_ids() if ids is None else ids
     if len(ids) <= 1 or every_gpu:
         return list(ids) or ["0"]
-    directory = lease_dir()
-    os.makedirs(directory, mode=0o755, exist_ok=True)
+    directory = _private_dir()
     with open(os.path.join(directory, "next-gpu"), "a+") as counter:
         fcntl.flock(counter, fcntl.LOCK_EX)
         counter.seek(0)
@@ -191,7 +200,7 @@ def intervals(directory=None):
     try:
         with open(path, encoding="utf-8") as f:
             return [json.loads(line) for line in f if line.strip()]
-    except FileNotFoundError:
+    except OSError:  # none yet, or a cache that is not a directory (a grader error said elsewhere)
         return []
 
 

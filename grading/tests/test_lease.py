@@ -167,6 +167,17 @@ class LeaseUnits(unittest.TestCase):
         self.assertEqual(classrun.utilisation_text(fractions), "busy: gpu0 70% (timed 10%), host 100% (timed 0%)")
         self.assertEqual(classrun.utilisation_text({}), "busy: no lease was held")
 
+    def test_the_lease_directory_is_the_graders_alone(self):
+        # A lock file that another uid can open for reading is a lock it can hold.
+        os.chmod(self.dir, 0o755)
+        with lease.hold("host", "timed"):
+            pass
+        self.assertEqual(os.stat(self.dir).st_mode & 0o077, 0)
+        # A cache that is not a directory has no intervals (the grade's own error says why).
+        blocker = os.path.join(self.dir, "a-file")
+        open(blocker, "w").close()
+        self.assertEqual(lease.intervals(os.path.join(blocker, "leases")), [])
+
     def test_resource_names(self):
         self.assertEqual(lease.resource_for(True), "gpu0")
         self.assertEqual(lease.resource_for(True, 1), "gpu1")
