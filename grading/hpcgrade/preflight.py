@@ -100,13 +100,19 @@ def resolve(tool, uid, path):
     return None, "not on PATH"
 
 
+def _as_the_sandbox(uid, path):
+    """UID and PATH, each defaulting to the sandbox's: its uid when the
+    grader is root (else the grader's own, None), and its PATH."""
+    uid = sb_mod.sandbox_uid() if uid is None and os.geteuid() == 0 else uid
+    return uid, path if path is not None else sb_mod.base_env()["PATH"]
+
+
 def problems(manifest, uid=None, path=None, bwrap=None):
     """What the sandbox's UID cannot run of what a grade of MANIFEST's lab
     needs, one phrase per tool ([] when all is well). UID, PATH and BWRAP
     (bwrap's path, or None when the grade will not use it) default to the
     sandbox's."""
-    uid = sb_mod.sandbox_uid() if uid is None and os.geteuid() == 0 else uid
-    path = path if path is not None else sb_mod.base_env()["PATH"]
+    uid, path = _as_the_sandbox(uid, path)
     if bwrap is None and not os.environ.get("HPCGRADE_NO_BWRAP"):
         bwrap = shutil.which("bwrap")
     found = []
@@ -135,8 +141,7 @@ def slow_path(uid=None, path=None):
     Without ccache each grade's three builds (judge, submission, reference)
     compile the shared library and the tests from scratch: on an H200 host
     with 16 cores, eight grades side by side took 60 to 100 s to build each."""
-    uid = sb_mod.sandbox_uid() if uid is None and os.geteuid() == 0 else uid
-    path = path if path is not None else sb_mod.base_env()["PATH"]
+    uid, path = _as_the_sandbox(uid, path)
     exe, why = resolve("ccache", uid, path)
     if exe is None:
         return ["no compiler cache (ccache: %s): every grade compiles the shared library and the tests from "
