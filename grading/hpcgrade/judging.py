@@ -19,9 +19,11 @@ a complete record for it ("record": "ok" in its notes), and the recording
 process ended by itself (no signal, no timeout). Nothing the submission's
 process prints, exits with or writes besides its record is read for a score.
 """
+import contextlib
 import json
 import os
 import shutil
+import threading
 from dataclasses import dataclass, field
 from typing import List, Optional
 
@@ -123,6 +125,29 @@ def runs_for(manifest):
     return [Run(np) for np in manifest["mpi_ranks"]] or [Run()]
 
 
+class CoreTokens:
+    """TOTAL cores, lent by count: held(n) waits until n of them (at most
+    TOTAL) are free, so that a run's ranks each have a core of their own."""
+
+    def __init__(self, total):
+        self.total = max(1, int(total))
+        self.free = self.total
+        self.cond = threading.Condition()
+
+    @contextlib.contextmanager
+    def held(self, n):
+        n = max(1, min(int(n), self.total))
+        with self.cond:
+            self.cond.wait_for(lambda: self.free >= n)
+            self.free -= n
+        try:
+            yield n
+        finally:
+            with self.cond:
+                self.free += n
+                self.cond.notify_all()
+
+
 class Judging:
     """One grade's record and judge runs. CTX is the pipeline's Grade."""
 
@@ -134,7 +159,12 @@ class Judging:
         self.record_problems = {}  # (test, np) -> why a record file was refused
 
     def env(self, extra):
-        env = sb_mod.base_env({"GTEST_COLOR": "no", "HPCLAB_SEED": str(self.ctx.seed)})
+        # mpi_yield_when_idle: a rank that waits gives up its core. Records
+        # and judges are not timed, and several grades' ranks may share the
+        # host's cores; a rank that spins while its peer waits for that core
+        # turns a 1 s test into many (Open MPI busy-polls by default).
+        env = sb_mod.base_env({"GTEST_COLOR": "no", "HPCLAB_SEED": str(self.ctx.seed),
+                               "OMPI_MCA_mpi_yield_when_idle": "1"})
         env.update(extra)
         return env
 

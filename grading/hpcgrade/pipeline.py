@@ -380,6 +380,15 @@ def record(g, todo=None):
     # The visible tests all record before any hidden one starts, so that no
     # run of one set overlaps a run of the other (not even through the load
     # it puts on the machine); W/hidden is open only meanwhile.
+    # A run of N MPI ranks keeps N cores busy: the grade's --jobs cores are
+    # shared out by rank count, so that four 4-rank runs never crowd onto 4
+    # cores (ranks that wait on a descheduled peer make every test slow).
+    cores = judging.CoreTokens(g.opts.jobs)
+
+    def weighed(job):
+        with cores.held(job[1].ranks()):
+            one(job)
+
     for kind in (score.VISIBLE, score.HIDDEN):
         jobs = [(it, run) for it in todo if it.kind == kind for run in runs]
         if not jobs:
@@ -387,7 +396,7 @@ def record(g, todo=None):
         workspace.open_hidden(g.ws, kind == score.HIDDEN)
         try:
             with concurrent.futures.ThreadPoolExecutor(max_workers=g.opts.jobs) as pool:
-                list(pool.map(one, jobs))
+                list(pool.map(weighed, jobs))
         finally:
             workspace.open_hidden(g.ws, False)
 

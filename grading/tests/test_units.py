@@ -859,6 +859,48 @@ class MpiLaunchEnvTest(unittest.TestCase):
         self.assertEqual(fixed.returncode, 0, (fixed.stdout + fixed.stderr).decode()[-500:])
 
 
+class CoreTokensTest(unittest.TestCase):
+    """A grade's record runs share its --jobs cores by MPI rank count."""
+
+    def test_runs_never_hold_more_cores_than_the_grade_has(self):
+        import concurrent.futures
+        import threading
+        cores = judging.CoreTokens(4)
+        lock = threading.Lock()
+        in_use, peak = [0], [0]
+
+        def run(ranks):
+            with cores.held(ranks) as n:
+                with lock:
+                    in_use[0] += n
+                    peak[0] = max(peak[0], in_use[0])
+                time.sleep(0.01)
+                with lock:
+                    in_use[0] -= n
+            return n
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+            held = list(pool.map(run, [1, 2, 3, 4, 4, 1, 2, 3] * 3))
+        self.assertEqual(peak[0], 4)
+        self.assertEqual(in_use[0], 0)
+        self.assertEqual(held[:4], [1, 2, 3, 4])
+
+    def test_a_run_wider_than_the_grade_still_runs(self):
+        cores = judging.CoreTokens(2)
+        with cores.held(4) as n:
+            self.assertEqual(n, 2)
+        with cores.held(0) as n:
+            self.assertEqual(n, 1)
+        self.assertEqual(cores.free, 2)
+
+    def test_record_and_judge_runs_yield_idle_cores(self):
+        class Ctx:
+            seed = 7
+        env = judging.Judging.env(type("J", (), {"ctx": Ctx()})(), {"X": "1"})
+        self.assertEqual(env["OMPI_MCA_mpi_yield_when_idle"], "1")
+        self.assertEqual(env["X"], "1")
+
+
 class SanitizerTest(unittest.TestCase):
     """compute-sanitizer, faked: a script on PATH that either runs the tests
     or reports an error like the real tool; the verdicts of the tests come
