@@ -148,7 +148,13 @@ class Attacks:
         self.assertEqual(proc.returncode, 0, out)
         with open(os.path.join(ag, "results", "results.json")) as f:
             data = json.load(f)
+        # The fixtures' lock files, and the survivors' logs of what befell
+        # them (shown where a survivor was not there to be killed).
+        self.fixture_logs = ""
         for lock in glob.glob("/tmp/hpclab-fixture-*-%s" % data["extra_data"].get("seed")):
+            if "/hpclab-fixture-log-" in lock:
+                with open(lock, encoding="utf-8", errors="replace") as f:
+                    self.fixture_logs += f.read()
             os.remove(lock)
         self.check_the_mode(data, out, parents)
         return data, out
@@ -201,7 +207,8 @@ class Attacks:
         self.assertEqual(data["score"], 0, [t["name"] for t in data["tests"] if t["score"]])
         # The survivor was there (its tests' output is not shown: they fail).
         self.assertRegex(data["output"], r"[1-9]\d* process(es)? of the submission (was|were) still running after "
-                                         r"its tests, and (it was|they were) killed")
+                                         r"its tests, and (it was|they were) killed",
+                         "the survivor's log:\n" + (self.fixture_logs or "(none: it never started)\n") + out[-3000:])
 
     def test_a_survivor_cannot_stop_the_reference(self):
         data, out = self.autograder("stop_reference")
