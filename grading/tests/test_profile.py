@@ -9,9 +9,11 @@ import shutil
 import subprocess
 import tempfile
 import unittest
+import unittest.mock
 
 import helpers  # noqa: F401  (puts grading/ on sys.path)
 from hpcgrade import host, manifest, pipeline, profile, score
+from hpcgrade import sandbox as sb_mod
 
 ROOT = helpers.ROOT
 NCU = os.path.join(helpers.FIXTURES, "ncu")
@@ -221,6 +223,67 @@ class GradeStep(unittest.TestCase):
             g = self.grade(True, None, opt, perf)
             self.assertEqual((g.items, g.out), ([], []))
         self.assertIn(score.PROFILE, score.KINDS)
+
+    def fake_grade(self, outputs):
+        """A grade whose sandbox answers each ncu run with the next of OUTPUTS."""
+        test = self
+
+        class Sandbox:
+            def __init__(self):
+                self.argvs = []
+
+            def execute(self, argv, limits, ro=(), rw=(), cwd="/", env=None, cap=0, profile="default", role=None):
+                self.argvs.append((argv, role, profile))
+                test.assertIn(cwd, rw)
+                return sb_mod.Outcome(exit_code=0, signal=None, timed_out=False, monitor_lost=False,
+                                      output=outputs[len(self.argvs) - 1], limit_s=limits.wall_s)
+
+            def end(self, role):
+                return 0
+
+        class G:
+            def scratch_run_dir(self, role):
+                return tempfile.mkdtemp(dir=tmp)
+
+            def step(self, text):
+                pass
+
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp, True)
+        g = G()
+        g.manifest = {"profile": lab_profile("07-coalescing"), "benchmark": {}}
+        g.opts, g.deadline = pipeline.Options(), pipeline.Deadline(60)
+        g.gpu, g.perf_item, g.items, g.out, g.sandbox = True, None, [], [], Sandbox()
+        g.drivers = (("/w/sub", ["/w/build"], sb_mod.SUBMISSION), ("/r/ref", ["/r/build"], sb_mod.REFERENCE))
+        with unittest.mock.patch.object(host, "find_tool", lambda name: "/usr/local/cuda/bin/ncu"):
+            pipeline.profile_step(g)
+        return g
+
+    def test_table_beside_the_reference(self):
+        g = self.fake_grade([fixture("transpose.csv"), fixture("transpose.csv")])
+        (sub_argv, sub_role, seccomp), (ref_argv, ref_role, _) = g.sandbox.argvs
+        # ncu starts the driver as its child: the seccomp profile that allows it.
+        self.assertEqual((sub_role, ref_role, seccomp), (sb_mod.SUBMISSION, sb_mod.REFERENCE, "default"))
+        self.assertEqual(sub_argv[-9:], ["/w/sub"] + lab_profile("07-coalescing")["args"])
+        self.assertIn("/r/ref", ref_argv)
+        [item] = g.items
+        self.assertEqual((item.kind, item.max_score, item.outcome), (score.PROFILE, 0.0, "passed"))
+        self.assertIn("your stores are not coalesced", item.output)
+        self.assertIn("reference", item.output)
+        self.assertIn(item.output, g.out[-1])
+
+    def test_counters_not_permitted_is_one_line(self):
+        denied = "==PROF== Connected\n==ERROR== ERR_NVGPUCTRPERM - The user does not have permission\n"
+        g = self.fake_grade([denied, denied])
+        self.assertEqual(g.items, [])
+        self.assertEqual(len(g.out), 1)
+        self.assertIn("not permitted", g.out[0])
+
+    def test_a_forged_or_broken_submission_keeps_the_reference(self):
+        g = self.fake_grade(["garbage", fixture("transpose.csv")])
+        [item] = g.items
+        self.assertIn("yours: " + profile.COULD_NOT_READ, item.output)
+        self.assertIn("transpose_padded_kernel", item.output)
 
 
 def gpu_and_ncu():
