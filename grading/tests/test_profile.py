@@ -162,7 +162,8 @@ class Declarations(unittest.TestCase):
         with open(os.path.join(NCU, "metric-names.txt"), encoding="utf-8") as f:
             known = {l.strip() for l in f if l.strip() and not l.startswith("#")}
         labs = profiled_labs()
-        self.assertTrue({"05-matmul", "06-reduction", "07-coalescing", "13-mri-fhd"} <= set(labs), labs)
+        self.assertTrue({"05-matmul", "06-reduction", "07-coalescing", "08-occupancy-model", "13-mri-fhd"}
+                        <= set(labs), labs)
         for lab in labs:
             for name in profile.metric_names(lab_profile(lab)):
                 with self.subTest(lab=lab, metric=name):
@@ -203,11 +204,11 @@ class Declarations(unittest.TestCase):
 class GradeStep(unittest.TestCase):
     """Where the profile cannot run, one line and no item."""
 
-    def grade(self, gpu, drivers, profile_opt=True, perf=True):
+    def grade(self, gpu, drivers, profile_opt=True, perf=True, lab="07-coalescing"):
         class G:
             pass
         g = G()
-        g.manifest = {"profile": lab_profile("07-coalescing")}
+        g.manifest = manifest.check_grading_fields(manifest.load(ROOT, lab))
         g.opts = pipeline.Options(profile=profile_opt, perf=perf)
         g.gpu, g.drivers, g.perf_item, g.items, g.out = gpu, drivers, None, [], []
         pipeline.profile_step(g)
@@ -222,6 +223,9 @@ class GradeStep(unittest.TestCase):
         for opt, perf in ((False, True), (True, False)):
             g = self.grade(True, None, opt, perf)
             self.assertEqual((g.items, g.out), ([], []))
+        # Lab 08 has no benchmark, so no driver is built: tools/profile only.
+        g = self.grade(True, None, lab="08-occupancy-model")
+        self.assertEqual((g.items, g.out), ([], []))
         self.assertIn(score.PROFILE, score.KINDS)
 
     def fake_grade(self, outputs):
