@@ -290,6 +290,33 @@ class GradeStep(unittest.TestCase):
         self.assertIn("transpose_padded_kernel", item.output)
 
 
+class ProfileTool(unittest.TestCase):
+    """tools/profile: one line and a non-zero status for what it cannot do."""
+
+    def tool(self, *args):
+        p = subprocess.run([os.path.join(ROOT, "tools", "profile")] + list(args), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=60)
+        return p.returncode, p.stderr.strip()
+
+    def test_usage_errors(self):
+        for args, want in ((["01"], "declares no profile"), (["99"], "unknown lab"), (["07", "--build"], "needs a"),
+                           (["07", "--build", "/nonexistent"], "build the lab first")):
+            with self.subTest(args=args):
+                code, err = self.tool(*args)
+                self.assertEqual(code, 2)
+                self.assertIn(want, err)
+                self.assertEqual(len(err.splitlines()), 1)
+
+    @unittest.skipIf(host.find_tool("ncu"), "ncu is installed here")
+    def test_without_ncu(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            os.makedirs(os.path.join(tmp, "labs"))
+            open(os.path.join(tmp, "labs", "07-coalescing"), "w").close()
+            code, err = self.tool("07", "--build", tmp)
+        self.assertEqual((code, err), (1, "tools/profile: not run: Nsight Compute (ncu) is not installed (it comes "
+                                          "with the CUDA toolkit)"))
+
+
 def gpu_and_ncu():
     return host.gpu_available() and host.find_tool("ncu") and host.find_tool("nvcc") and shutil.which("meson")
 
