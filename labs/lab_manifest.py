@@ -9,7 +9,9 @@ A lab is:
                             driver sources, tests and their points, driver
                             checks, driver runs on real and hostile files and
                             their memory bounds (driver_files, driver_memory:
-                            labs/driver_files.py), benchmark, sanitizer, figures
+                            labs/driver_files.py), benchmark, sanitizer,
+                            profile (the Nsight Compute counters a grade
+                            shows, never scored: check_profile), figures
                             and the runs that record them (figure_runs, below),
                             every_gpu (true: its tests use every GPU of the
                             host, so a grade leases them all; else one)
@@ -326,7 +328,70 @@ def check_grading_fields(data):
             raise ManifestError("%s: sanitizer.points must be a number >= 0" % where)
         if not isinstance(san.get("gtest_filter", "*"), str):
             raise ManifestError("%s: sanitizer.gtest_filter must be a string" % where)
+    if "profile" in data:
+        check_profile(data["profile"], where, data["needs_gpu"])
     return data
+
+
+# ---- profile ---------------------------------------------------------------------
+
+# "profile": the Nsight Compute counters a GPU lab's report shows beside the
+# reference's, never scored (grading/hpcgrade/profile.py reads ncu's output;
+# tools/profile shows a student the same table):
+#   "kernels"   a regular expression (ncu's regex:) on the kernels' names
+#   "args"      the driver's arguments of the profiled run: small, one
+#               repetition, no warm-up (--reps 1 --warmup 0)
+#   "launches"  how many kernel launches ncu profiles at most (default 8)
+#   "stalls"    true: also the top two warp stall reasons
+#   "metrics"   [{"metric": an ncu metric name, "per": another (optional: the
+#               value is metric / per, e.g. bank conflicts per shared load),
+#               "label": short, "readings": [READING...]}]
+#   READING     {"above" | "below" | "above_reference" | "below_reference": x,
+#                "say": one line tied to the handout}: fires when the value is
+#               above/below x, or x times the reference's value for the same
+#               kernel (only in a grade, where the reference is profiled)
+PROFILE_KEYS = {"kernels", "args", "launches", "stalls", "metrics"}
+PROFILE_COMPARISONS = ("above", "below", "above_reference", "below_reference")
+_METRIC_NAME = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")
+
+
+def check_profile(prof, where, needs_gpu):
+    at = where + " profile"
+    if not needs_gpu:
+        raise ManifestError("%s: only a lab that needs a GPU has one" % at)
+    if not isinstance(prof, dict) or set(prof) - PROFILE_KEYS or not {"kernels", "args", "metrics"} <= set(prof):
+        raise ManifestError("%s: must be an object with kernels, args, metrics (and launches, stalls)" % at)
+    try:
+        re.compile(prof["kernels"])
+    except (re.error, TypeError):
+        raise ManifestError("%s: kernels must be a regular expression" % at) from None
+    _list_of_str(prof, "args", at)
+    launches = prof.get("launches", 8)
+    if not isinstance(launches, int) or isinstance(launches, bool) or not 1 <= launches <= 100:
+        raise ManifestError("%s: launches must be a whole number from 1 to 100" % at)
+    if not isinstance(prof.get("stalls", False), bool):
+        raise ManifestError("%s: stalls must be true or false" % at)
+    if not isinstance(prof["metrics"], list) or not prof["metrics"]:
+        raise ManifestError("%s: metrics must list the metrics to show" % at)
+    for i, m in enumerate(prof["metrics"]):
+        mat = "%s.metrics[%d]" % (at, i)
+        if not isinstance(m, dict) or set(m) - {"metric", "per", "label", "readings"}:
+            raise ManifestError("%s: must be {metric, label[, per, readings]}" % mat)
+        for k in ("metric", "per") if "per" in m else ("metric",):
+            if not isinstance(m.get(k), str) or not _METRIC_NAME.match(m[k]):
+                raise ManifestError("%s: %s must be an ncu metric name" % (mat, k))
+        if not isinstance(m.get("label"), str) or not m["label"] or "\n" in m["label"]:
+            raise ManifestError("%s: label must be a short line" % mat)
+        readings = m.get("readings", [])
+        if not isinstance(readings, list):
+            raise ManifestError("%s: readings must be a list" % mat)
+        for j, r in enumerate(readings):
+            ops = [k for k in PROFILE_COMPARISONS if isinstance(r, dict) and k in r]
+            if (not isinstance(r, dict) or len(ops) != 1 or set(r) != {ops[0], "say"}
+                    or not isinstance(r[ops[0]], (int, float)) or isinstance(r[ops[0]], bool)
+                    or not isinstance(r["say"], str) or not r["say"] or "\n" in r["say"]):
+                raise ManifestError('%s.readings[%d]: must be {"above"|"below"|"above_reference"|"below_reference": '
+                                    'number, "say": one line}' % (mat, j))
 
 
 # ---- figures ---------------------------------------------------------------------

@@ -12,6 +12,8 @@
   judge     replay the records in the judge's build; the verdicts
   time      the driver against the reference, timed from outside
   sanitize  compute-sanitizer on a GPU lab's tests
+  profile   Nsight Compute's counters of one run of the driver and of the
+            reference's, side by side (never scored; after the timing)
   report    results.json (Gradescope's schema) and the table
 
 Every step reads and fills one Grade. A step that finds the rest cannot run
@@ -28,7 +30,8 @@ import tempfile
 import time
 import traceback
 
-from . import answers, build, host, judging, lease, manifest, report, sanitize, scan, score, speed, timing, workspace
+from . import answers, build, host, judging, lease, manifest, profile, report, sanitize, scan, score, speed, timing, \
+    workspace
 from . import sandbox as sb_mod
 
 DEFAULT_TEST_TIMEOUT = 20.0
@@ -54,7 +57,8 @@ def require_directory(path, what):
 class Options:
     def __init__(self, jobs=None, test_timeout=DEFAULT_TEST_TIMEOUT, time_limit=DEFAULT_TIME_LIMIT,
                  memory_gib=DEFAULT_MEMORY_GIB, rounds=DEFAULT_ROUNDS, keep=False, perf=True,
-                 use_bwrap=True, quiet=False, sanitize=True, first_loss=False, hidden_visibility=None):
+                 use_bwrap=True, quiet=False, sanitize=True, first_loss=False, hidden_visibility=None,
+                 profile=True):
         self.jobs = jobs or max(1, min(4, os.cpu_count() or 1))
         self.test_timeout = test_timeout
         self.time_limit = time_limit
@@ -62,6 +66,8 @@ class Options:
         self.rounds = rounds
         self.keep = keep
         self.perf = perf
+        # The counters' table (never scored); --no-perf skips it too.
+        self.profile = profile and perf
         self.sanitize = sanitize
         self.use_bwrap = use_bwrap
         self.quiet = quiet
@@ -130,6 +136,9 @@ class Grade:
         self.mpirun = host.find_tool("mpirun") if self.manifest["mpi_ranks"] else None
         self.items = []  # the tests' items come from the judge's test list (build_step)
         self.perf_item = self.san_item = None
+        # (binary, read-only dirs, role) of the submission's and the
+        # reference's drivers once time_step built them: the profile's runs.
+        self.drivers = None
         self.out = []
         self.extra = {"lab": lab, "kind": kind, "sandbox": sandbox.active, "sandbox_mode": sandbox.mode,
                       "needs_gpu": False, "seed": self.seed}
@@ -508,6 +517,7 @@ def time_step(g):
     ref_bin = ref.binary(g.lab)
     if not ref.intact(ref_bin):
         raise RuntimeError("the reference's driver changed after it was built")
+    g.drivers = ((g.ws.binary(), [g.ws.build], sb_mod.SUBMISSION), (ref_bin, [ref.build], sb_mod.REFERENCE))
     g.step("timing the reference and the submission, %d rounds" % g.opts.rounds)
     full, floor = float(bench.get("full_marks_ratio", 1.0)), float(bench.get("floor_ratio", 0.0))
     try:
@@ -541,9 +551,74 @@ def sanitize_step(g):
         sanitize.run(g, g.manifest["sanitizer"], g.san_item, {t: v for t, v in g.judged.items() if t in scored})
 
 
-STEPS = (prepare, build_step, record_and_judge, time_step, sanitize_step)
+def profile_step(g):
+    """Nsight Compute's counters of the submission's driver and the
+    reference's (lab.json "profile"): a table in the report and an item worth
+    0 points. After the timing, so it cannot change the timed figures; where
+    it cannot run, one line and nothing else."""
+    cfg = g.manifest.get("profile")
+    # A lab without a benchmark builds no driver in a grade: tools/profile only.
+    if cfg is None or not g.opts.profile or "benchmark" not in g.manifest:
+        return
+    why = None
+    if not g.gpu:
+        why = "no GPU on this host"
+    elif g.drivers is None:
+        why = "the drivers were not built for timing (%s)" % (
+            g.perf_item.output.splitlines()[0] if g.perf_item and g.perf_item.output else "no benchmark")
+    elif not host.find_tool("ncu"):
+        why = "Nsight Compute (ncu) is not installed on this host"
+    if why:
+        g.out.append("profile (hardware counters, not scored): not run: " + why)
+        return
+    g.step("Nsight Compute on the submission's and the reference's drivers")
+    ncu = host.find_tool("ncu")
+    found, lines = {}, []
+    for (binary, ro, role), who in zip(g.drivers, ("yours", "reference")):
+        try:
+            found[who] = profile_run(g, ncu, cfg, binary, ro, role)
+        except profile.ProfileError as e:
+            found[who] = None
+            lines.append("%s: %s" % (who, e))
+    if found["yours"] is None and found["reference"] is None:
+        # Both failed alike (counters not permitted, say): one line.
+        reasons = sorted({l.split(": ", 1)[1] for l in lines})
+        g.out.append("profile (hardware counters, not scored): not run: " + "; ".join(reasons))
+        return
+    text = "\n".join(lines + [profile.table(cfg, found["yours"] or {}, found["reference"] or {})])
+    item = score.Item("profile: hardware counters beside the reference's (Nsight Compute, not scored)", 0,
+                      score.PROFILE)
+    item.set(0, "passed", text)
+    g.items.append(item)
+    g.out.append("profile (hardware counters, not scored; one run of each driver with %s):\n%s"
+                 % (" ".join(cfg["args"]), text))
+
+
+def profile_run(g, ncu, cfg, binary, ro, role):
+    """One driver run under ncu as ROLE: {kernel: Kernel}; raises
+    ProfileError with why there is none."""
+    run_dir = g.scratch_run_dir(role)
+    tool_ro = [] if ncu.startswith(build.SYSTEM_PREFIXES) else [os.path.dirname(os.path.dirname(
+        os.path.realpath(ncu)))]
+    memory = max(g.opts.memory_bytes, int(g.manifest.get("benchmark", {}).get("memory_gib", 0) * sb_mod.GiB))
+    limits = sb_mod.Limits(wall_s=max(1.0, min(PROFILE_TIMEOUT, g.deadline.remaining())), cpu_s=100000,
+                           data_bytes=memory + 4 * sb_mod.GiB)
+    # ncu writes its settings under HOME: the sandbox gives each run a
+    # fresh, writable one. "default": ncu starts the driver as its child.
+    o = g.sandbox.execute(profile.ncu_argv(ncu, cfg, binary), limits, ro=list(ro) + tool_ro, rw=[run_dir],
+                          cwd=run_dir, env=sb_mod.base_env(), cap=PROFILE_OUTPUT_CAP, profile="default", role=role)
+    g.sandbox.end(role)
+    shutil.rmtree(run_dir, ignore_errors=True)
+    return profile.read_run(o.output, cfg, None if o.ok else o.describe())
+
+
+PROFILE_TIMEOUT = 120.0
+PROFILE_OUTPUT_CAP = 4 * sb_mod.MiB
+
+
+STEPS = (prepare, build_step, record_and_judge, time_step, sanitize_step, profile_step)
 PHASE_NAMES = {prepare: "prepare", build_step: "build", record_and_judge: "record+judge", time_step: "timing",
-               sanitize_step: "sanitizer"}
+               sanitize_step: "sanitizer", profile_step: "profile"}
 
 
 def grade_lab(root, lab, kind, submission, opts, sandbox=None, log=print):

@@ -3,7 +3,9 @@
 VISIBLE, HIDDEN, PERFORMANCE, SANITIZER = "visible", "hidden", "performance", "sanitizer"
 # A written answer: shown with the scores, graded by a person (answers.py).
 WRITTEN = "written"
-KINDS = (VISIBLE, HIDDEN, PERFORMANCE, SANITIZER, WRITTEN)
+# Nsight Compute's counters beside the reference's: shown, never scored (profile.py).
+PROFILE = "profile"
+KINDS = (VISIBLE, HIDDEN, PERFORMANCE, SANITIZER, WRITTEN, PROFILE)
 # How an item ended, as data (the report and the self-check read these,
 # never the wording of a message).
 OUTCOMES = ("passed", "failed", "skipped", "needs_gpu", "needs", "not run", "manual")

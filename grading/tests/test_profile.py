@@ -1,0 +1,350 @@
+"""The Nsight Compute profile (hpcgrade/profile.py, lab.json "profile"):
+ncu's recorded raw CSV of labs 06 and 07 (fixtures/ncu/, trimmed copies of
+runs on an H200 with ncu 2025.3.1), hostile CSVs, the labs' declarations; and
+on a GPU host with ncu, lab 07's transposes profiled for real."""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+import unittest.mock
+
+import helpers  # noqa: F401  (puts grading/ on sys.path)
+from hpcgrade import host, manifest, pipeline, profile, score
+from hpcgrade import sandbox as sb_mod
+
+ROOT = helpers.ROOT
+NCU = os.path.join(helpers.FIXTURES, "ncu")
+ST = "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio"
+LD = "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"
+CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+SHARED_LD = "smsp__inst_executed_op_shared_ld.sum"
+PER_LOAD = CONFLICTS + "/" + SHARED_LD
+# A __global__ function's name, after its return type and launch bounds.
+GLOBAL_FUNCTION = re.compile(r"__global__\s+(?:(?:void|__launch_bounds__\s*\([^)]*\)|__maxnreg__\s*\([^)]*\))\s*)*"
+                             r"(\w+)\s*\(")
+
+
+def fixture(name):
+    with open(os.path.join(NCU, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def lab_profile(lab):
+    return manifest.check_grading_fields(manifest.load(ROOT, lab))["profile"]
+
+
+def profiled_labs():
+    return [lab for lab in manifest.list_labs(ROOT) if "profile" in manifest.load(ROOT, lab)]
+
+
+def said(cfg, kernel, ref=None):
+    return "\n".join(profile.readings(cfg, kernel, ref))
+
+
+class RecordedProfiles(unittest.TestCase):
+    """The readings fire as the recorded counters say."""
+
+    def test_transposes(self):
+        cfg = lab_profile("07-coalescing")
+        k = profile.parse(fixture("transpose.csv"), cfg)
+        self.assertEqual(list(k), ["transpose_naive_kernel", "transpose_tiled_kernel", "transpose_padded_kernel"])
+        naive, tiled, padded = k.values()
+        self.assertEqual((naive.values[ST], padded.values[ST]), (32.0, 4.0))
+        # Thousands separators: 16,492,780 conflicts over 524,288 shared loads.
+        self.assertAlmostEqual(tiled.values[PER_LOAD], 16492780 / 524288)
+        self.assertAlmostEqual(padded.values[PER_LOAD], 61169 / 524288)
+        self.assertIsNone(naive.values[PER_LOAD])  # 0 conflicts over 0 shared loads: no ratio
+        self.assertEqual([s for s, _ in naive.stalls], ["long_scoreboard", "lg_throttle"])
+        self.assertIn("your stores are not coalesced", said(cfg, naive))
+        self.assertNotIn("not coalesced", said(cfg, padded))
+        self.assertIn("pad the tile", said(cfg, tiled))
+        self.assertNotIn("pad the tile", said(cfg, padded))
+        # Against a reference whose naive kernel is the padded one (a student
+        # who left the naive version in): the reference-relative readings fire.
+        self.assertIn("under half the reference's issue rate", said(cfg, naive, padded))
+        self.assertNotIn("under half", said(cfg, padded, padded))
+
+    def test_reductions_aggregate_their_launches(self):
+        cfg = lab_profile("06-reduction")
+        k = profile.parse(fixture("reduce.csv"), cfg)
+        self.assertEqual(list(k)[:2], ["reduce_interleaved<float>", "reduce_sequential<float>"])
+        self.assertEqual(k["reduce_interleaved<float>"].launches, 3)
+        self.assertEqual(k["reduce_warp_shuffle<float>"].launches, 1)
+        inter = k["reduce_interleaved<float>"]
+        # The first pass (212,480 ns over 16 M floats) outweighs the two
+        # tiny ones (3,968 and 3,488 ns): its 78.87% issue rate dominates.
+        want = (212480 * 78.87 + 3968 * 29.29 + 3488 * 17.65) / (212480 + 3968 + 3488)
+        self.assertAlmostEqual(inter.values["smsp__issue_active.avg.pct_of_peak_sustained_active"], want)
+        # The reference's shared loads barely conflict (88,652 in 8.4 M
+        # loads): no reading; a bank-conflicting stride's would fire.
+        self.assertLess(inter.values[PER_LOAD], 0.1)
+        self.assertNotIn("sequential addressing", said(cfg, inter))
+        conflicting = profile.Kernel("x", 1, dict(inter.values, **{PER_LOAD: 8.0}), [])
+        self.assertIn("sequential addressing", said(cfg, conflicting))
+        text = profile.table(cfg, k, k)
+        self.assertIn("3 launches, weighted by time", text)
+        self.assertIn("top stalls", text)
+
+    def test_every_recording_parses_for_every_lab(self):
+        for lab in profiled_labs():
+            cfg = lab_profile(lab)
+            for f in ("transpose.csv", "reduce.csv", "powers.csv", "copy07.csv"):
+                with self.subTest(lab=lab, csv=f):
+                    try:
+                        k = profile.parse(fixture(f), dict(cfg, kernels="."))
+                    except profile.ProfileError as e:
+                        self.fail(str(e))
+                    self.assertTrue(profile.table(cfg, k))
+
+    def test_launches_without_a_time_weigh_alike(self):
+        cfg = {"kernels": "k", "args": [], "metrics": [{"metric": "m.sum", "label": "m"}]}
+        rows = "\n".join('"%d","void ns::k<float>(int)","%s"' % (i, v) for i, v in enumerate(["1", "1,000", "5"]))
+        k = profile.parse('"ID","Kernel Name","m.sum"\n"","",""\n' + rows, cfg)
+        self.assertEqual((k["k<float>"].launches, k["k<float>"].values["m.sum"]), (3, 1006 / 3))
+
+
+class HostileProfiles(unittest.TestCase):
+    """Any CSV gives a table or the one clear outcome, never a crash."""
+    CFG = {"kernels": "k", "args": [], "stalls": True,
+           "metrics": [{"metric": "a.sum", "label": "a", "readings": [{"above": 4, "say": "big"}]},
+                       {"metric": "b.ratio", "label": "b", "per": "a.sum"}]}
+    HEAD = '"ID","Kernel Name","a.sum","b.ratio"\n"","","inst",""\n'
+
+    def unreadable(self, text):
+        with self.assertRaises(profile.ProfileError) as e:
+            profile.parse(text, self.CFG)
+        self.assertTrue(str(e.exception).startswith(profile.COULD_NOT_READ), str(e.exception))
+        self.assertNotIn("\n", str(e.exception))
+
+    def test_unreadable(self):
+        for text in ("", "   \n", "==PROF== Connected\nsome driver output\n", self.HEAD, '"ID","Kernel Name"\n',
+                     '"ID","a.sum"\n"0","1"\n', self.HEAD + '"0","k(int)","5"\n', self.HEAD + '"0","k(int)","5","1",\n',
+                     '"ID","Kernel Name","a.sum"\n"0","k(int)","1\n', self.HEAD + '"0","other(int)","5","1"\n',
+                     "\x00\x01binary\n", '"ID",' + ",".join('"c%d"' % i for i in range(200000)) + "\n"):
+            with self.subTest(text=text[:60]):
+                self.unreadable(text)
+
+    def test_odd_values_read_as_unknown(self):
+        rows = ['"0","k(int)","n/a","NaN"', '"1","k(int)","inf",""', '"2","x::k(int)","1e308","abc"']
+        k = profile.parse(self.HEAD + "\n".join(rows) + "\n", self.CFG)["k"]
+        self.assertEqual((k.launches, k.values["a.sum"], k.values["b.ratio/a.sum"]), (3, 1e308, None))
+        self.assertIn("big", said(self.CFG, k))
+        text = profile.table(self.CFG, {"k": k})
+        self.assertIn("n/a", text)
+
+    def test_missing_metric_reads_as_unknown(self):
+        k = profile.parse('"ID","Kernel Name","a.sum"\n"0","k()","2"\n', self.CFG)["k"]
+        self.assertIsNone(k.values["b.ratio/a.sum"])
+        self.assertEqual(profile.readings(self.CFG, k), [])
+
+    def test_ncu_reasons(self):
+        for output, want in (("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission", "not permitted"),
+                             (fixture("nobody.txt"), "Permission denied"),
+                             ("", profile.COULD_NOT_READ)):
+            with self.subTest(want=want):
+                with self.assertRaises(profile.ProfileError) as e:
+                    profile.read_run(output, self.CFG, "exited with code 1")
+                self.assertIn(want, str(e.exception))
+
+    def test_a_forged_header_before_ncus_is_ignored(self):
+        forged = '"ID","Kernel Name","a.sum","b.ratio"\n"0","k()","1","1"\n'
+        k = profile.parse(forged + "==PROF== Disconnected\n" + self.HEAD + '"0","k()","9","1"\n', self.CFG)
+        self.assertEqual(k["k"].values["a.sum"], 9.0)
+
+
+class Declarations(unittest.TestCase):
+    """What every lab.json profile block names exists."""
+
+    def test_metrics_are_known_to_ncu(self):
+        with open(os.path.join(NCU, "metric-names.txt"), encoding="utf-8") as f:
+            known = {l.strip() for l in f if l.strip() and not l.startswith("#")}
+        labs = profiled_labs()
+        self.assertTrue({"05-matmul", "06-reduction", "07-coalescing", "08-occupancy-model", "13-mri-fhd"}
+                        <= set(labs), labs)
+        for lab in labs:
+            for name in profile.metric_names(lab_profile(lab)):
+                with self.subTest(lab=lab, metric=name):
+                    self.assertIn(name.split(".")[0], known)
+
+    @unittest.skipUnless(os.path.isdir(os.path.join(ROOT, manifest.SECRET_DIR)), "no solutions/ (a student release)")
+    def test_filters_match_a_kernel_of_the_solution(self):
+        for lab in profiled_labs():
+            cfg = lab_profile(lab)
+            paths = manifest.lab_paths(ROOT, lab)
+            names = set()
+            for path in glob.glob(os.path.join(paths.solution_dir, "*.cu")) + glob.glob(
+                    os.path.join(ROOT, "labs", lab, "*.cu")):
+                with open(path, encoding="utf-8") as f:
+                    names |= set(re.findall(GLOBAL_FUNCTION, f.read()))
+            with self.subTest(lab=lab):
+                self.assertTrue([n for n in names if re.search(cfg["kernels"], n)],
+                                "%s matches none of %s" % (cfg["kernels"], sorted(names)))
+
+    def test_bad_declarations_are_refused(self):
+        good = {"kernels": "k", "args": ["--reps", "1"], "metrics": [{"metric": "a.sum", "label": "a"}]}
+        manifest.check_profile(good, "x", True)
+        for bad in (dict(good, kernels="("), dict(good, metrics=[]), dict(good, extra=1),
+                    dict(good, metrics=[{"metric": "a; rm -rf /", "label": "a"}]),
+                    dict(good, metrics=[{"metric": "a", "label": "a", "readings": [{"above": 1}]}]),
+                    dict(good, metrics=[{"metric": "a", "label": "a", "readings": [{"above": 1, "below": 2,
+                                                                                    "say": "x"}]}]),
+                    dict(good, metrics=[{"metric": "a", "label": "a", "readings": [{"above": "__import__('os')",
+                                                                                    "say": "x"}]}]),
+                    dict(good, launches=0)):
+            with self.subTest(bad=bad):
+                with self.assertRaises(manifest.ManifestError):
+                    manifest.check_profile(bad, "x", True)
+        with self.assertRaises(manifest.ManifestError):
+            manifest.check_profile(good, "x", False)
+
+
+class GradeStep(unittest.TestCase):
+    """Where the profile cannot run, one line and no item."""
+
+    def grade(self, gpu, drivers, profile_opt=True, perf=True, lab="07-coalescing"):
+        class G:
+            pass
+        g = G()
+        g.manifest = manifest.check_grading_fields(manifest.load(ROOT, lab))
+        g.opts = pipeline.Options(profile=profile_opt, perf=perf)
+        g.gpu, g.drivers, g.perf_item, g.items, g.out = gpu, drivers, None, [], []
+        pipeline.profile_step(g)
+        return g
+
+    def test_lines(self):
+        g = self.grade(False, None)
+        self.assertEqual((g.items, len(g.out)), ([], 1))
+        self.assertIn("no GPU", g.out[0])
+        g = self.grade(True, None)
+        self.assertIn("not built", g.out[0])
+        for opt, perf in ((False, True), (True, False)):
+            g = self.grade(True, None, opt, perf)
+            self.assertEqual((g.items, g.out), ([], []))
+        # Lab 08 has no benchmark, so no driver is built: tools/profile only.
+        g = self.grade(True, None, lab="08-occupancy-model")
+        self.assertEqual((g.items, g.out), ([], []))
+        self.assertIn(score.PROFILE, score.KINDS)
+
+    def fake_grade(self, outputs):
+        """A grade whose sandbox answers each ncu run with the next of OUTPUTS."""
+        test = self
+
+        class Sandbox:
+            def __init__(self):
+                self.argvs = []
+
+            def execute(self, argv, limits, ro=(), rw=(), cwd="/", env=None, cap=0, profile="default", role=None):
+                self.argvs.append((argv, role, profile))
+                test.assertIn(cwd, rw)
+                return sb_mod.Outcome(exit_code=0, signal=None, timed_out=False, monitor_lost=False,
+                                      output=outputs[len(self.argvs) - 1], limit_s=limits.wall_s)
+
+            def end(self, role):
+                return 0
+
+        class G:
+            def scratch_run_dir(self, role):
+                return tempfile.mkdtemp(dir=tmp)
+
+            def step(self, text):
+                pass
+
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp, True)
+        g = G()
+        g.manifest = {"profile": lab_profile("07-coalescing"), "benchmark": {}}
+        g.opts, g.deadline = pipeline.Options(), pipeline.Deadline(60)
+        g.gpu, g.perf_item, g.items, g.out, g.sandbox = True, None, [], [], Sandbox()
+        g.drivers = (("/w/sub", ["/w/build"], sb_mod.SUBMISSION), ("/r/ref", ["/r/build"], sb_mod.REFERENCE))
+        with unittest.mock.patch.object(host, "find_tool", lambda name: "/usr/local/cuda/bin/ncu"):
+            pipeline.profile_step(g)
+        return g
+
+    def test_table_beside_the_reference(self):
+        g = self.fake_grade([fixture("transpose.csv"), fixture("transpose.csv")])
+        (sub_argv, sub_role, seccomp), (ref_argv, ref_role, _) = g.sandbox.argvs
+        # ncu starts the driver as its child: the seccomp profile that allows it.
+        self.assertEqual((sub_role, ref_role, seccomp), (sb_mod.SUBMISSION, sb_mod.REFERENCE, "default"))
+        self.assertEqual(sub_argv[-9:], ["/w/sub"] + lab_profile("07-coalescing")["args"])
+        self.assertIn("/r/ref", ref_argv)
+        [item] = g.items
+        self.assertEqual((item.kind, item.max_score, item.outcome), (score.PROFILE, 0.0, "passed"))
+        self.assertIn("your stores are not coalesced", item.output)
+        self.assertIn("reference", item.output)
+        self.assertIn(item.output, g.out[-1])
+
+    def test_counters_not_permitted_is_one_line(self):
+        denied = "==PROF== Connected\n==ERROR== ERR_NVGPUCTRPERM - The user does not have permission\n"
+        g = self.fake_grade([denied, denied])
+        self.assertEqual(g.items, [])
+        self.assertEqual(len(g.out), 1)
+        self.assertIn("not permitted", g.out[0])
+
+    def test_a_forged_or_broken_submission_keeps_the_reference(self):
+        g = self.fake_grade(["garbage", fixture("transpose.csv")])
+        [item] = g.items
+        self.assertIn("yours: " + profile.COULD_NOT_READ, item.output)
+        self.assertIn("transpose_padded_kernel", item.output)
+
+
+class ProfileTool(unittest.TestCase):
+    """tools/profile: one line and a non-zero status for what it cannot do."""
+
+    def tool(self, *args):
+        p = subprocess.run([os.path.join(ROOT, "tools", "profile")] + list(args), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=60)
+        return p.returncode, p.stderr.strip()
+
+    def test_usage_errors(self):
+        for args, want in ((["01"], "declares no profile"), (["99"], "unknown lab"), (["07", "--build"], "needs a"),
+                           (["07", "--build", "/nonexistent"], "build the lab first")):
+            with self.subTest(args=args):
+                code, err = self.tool(*args)
+                self.assertEqual(code, 2)
+                self.assertIn(want, err)
+                self.assertEqual(len(err.splitlines()), 1)
+
+    @unittest.skipIf(host.find_tool("ncu"), "ncu is installed here")
+    def test_without_ncu(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            os.makedirs(os.path.join(tmp, "labs"))
+            open(os.path.join(tmp, "labs", "07-coalescing"), "w").close()
+            code, err = self.tool("07", "--build", tmp)
+        self.assertEqual((code, err), (1, "tools/profile: not run: Nsight Compute (ncu) is not installed (it comes "
+                                          "with the CUDA toolkit)"))
+
+
+def gpu_and_ncu():
+    return host.gpu_available() and host.find_tool("ncu") and host.find_tool("nvcc") and shutil.which("meson")
+
+
+@unittest.skipUnless(gpu_and_ncu(), "needs an NVIDIA GPU, nvcc, meson and Nsight Compute (ncu)")
+class LiveTranspose(unittest.TestCase):
+    """Lab 07's reference driver under ncu: the naive transpose's stores take
+    more sectors than the padded one's; the tiled one conflicts more."""
+
+    def test_naive_tiled_padded(self):
+        cfg = lab_profile("07-coalescing")
+        with tempfile.TemporaryDirectory() as tmp:
+            b = os.path.join(tmp, "b")
+            subprocess.run(["meson", "setup", b, "-Dlabs=07-coalescing"], cwd=ROOT, check=True,
+                           stdout=subprocess.DEVNULL)
+            subprocess.run(["meson", "compile", "-C", b, "labs/07-coalescing-solution"], check=True,
+                           stdout=subprocess.DEVNULL)
+            env = dict(os.environ, HOME=tmp)  # ncu writes its settings under HOME
+            o = subprocess.run(profile.ncu_argv(host.find_tool("ncu"), cfg,
+                                                os.path.join(b, "labs", "07-coalescing-solution")),
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+        if profile.PERMISSION_ERROR in o.stdout:
+            self.skipTest("GPU counters are restricted to administrators on this host")
+        k = profile.read_run(o.stdout, cfg, None)
+        naive, tiled, padded = (k["transpose_%s_kernel" % x] for x in ("naive", "tiled", "padded"))
+        self.assertGreater(naive.values[ST], padded.values[ST])
+        self.assertGreater(tiled.values[PER_LOAD], padded.values[PER_LOAD])
+
+
+if __name__ == "__main__":
+    unittest.main()
