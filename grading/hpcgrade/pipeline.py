@@ -574,12 +574,15 @@ def profile_step(g):
     g.step("Nsight Compute on the submission's and the reference's drivers")
     ncu = host.find_tool("ncu")
     found, lines = {}, []
-    for (binary, ro, role), who in zip(g.drivers, ("yours", "reference")):
-        try:
-            found[who] = profile_run(g, ncu, cfg, binary, ro, role)
-        except profile.ProfileError as e:
-            found[who] = None
-            lines.append("%s: %s" % (who, e))
+    # Counters of a throughput (DRAM, issue slots) read true only with the
+    # GPU to itself: the profile holds it as the timed phase does.
+    with lease.hold(lease.gpu_resources(g.devices) or ["host"], "%s %s profile" % (g.lab, g.kind)):
+        for (binary, ro, role), who in zip(g.drivers, ("yours", "reference")):
+            try:
+                found[who] = profile_run(g, ncu, cfg, binary, ro, role)
+            except profile.ProfileError as e:
+                found[who] = None
+                lines.append("%s: %s" % (who, e))
     if found["yours"] is None and found["reference"] is None:
         # Both failed alike (counters not permitted, say): one line.
         reasons = sorted({l.split(": ", 1)[1] for l in lines})

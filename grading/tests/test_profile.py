@@ -12,7 +12,7 @@ import unittest
 import unittest.mock
 
 import helpers  # noqa: F401  (puts grading/ on sys.path)
-from hpcgrade import host, manifest, pipeline, profile, score
+from hpcgrade import host, lease, manifest, pipeline, profile, score
 from hpcgrade import sandbox as sb_mod
 
 ROOT = helpers.ROOT
@@ -259,8 +259,14 @@ class GradeStep(unittest.TestCase):
         g.opts, g.deadline = pipeline.Options(), pipeline.Deadline(60)
         g.gpu, g.perf_item, g.items, g.out, g.sandbox = True, None, [], [], Sandbox()
         g.drivers = (("/w/sub", ["/w/build"], sb_mod.SUBMISSION), ("/r/ref", ["/r/build"], sb_mod.REFERENCE))
-        with unittest.mock.patch.object(host, "find_tool", lambda name: "/usr/local/cuda/bin/ncu"):
+        g.lab, g.kind, g.devices = "07-coalescing", "submission", ["0"]
+        leases = os.path.join(tmp, "leases")
+        with unittest.mock.patch.object(host, "find_tool", lambda name: "/usr/local/cuda/bin/ncu"), \
+                unittest.mock.patch.dict(os.environ, {"HPCGRADE_LEASES": leases}):
             pipeline.profile_step(g)
+            # Both runs under one exclusive lease of the grade's GPU, as a
+            # timed phase holds it (a throughput read beside other work lies).
+            self.assertEqual([(r["resource"], r["mode"]) for r in lease.intervals()], [("gpu0", "exclusive")])
         return g
 
     def test_table_beside_the_reference(self):
