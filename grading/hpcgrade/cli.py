@@ -78,8 +78,9 @@ def parse_args(argv):
     p.add_argument("--rounds", type=positive_int, default=pipeline.DEFAULT_ROUNDS,
                    help="performance rounds, reference and submission alternating (default %(default)s)")
     p.add_argument("--no-perf", action="store_true", help="do not time the driver (nor profile it)")
-    p.add_argument("--no-profile", action="store_true",
-                   help="do not profile the drivers with Nsight Compute (a GPU lab's table of counters)")
+    p.add_argument("--profile", action="store_true",
+                   help="also profile the drivers with Nsight Compute on a GPU host: a GPU lab's table of "
+                        "counters beside the reference's, never scored (tools/profile shows yours alone)")
     p.add_argument("--keep", action="store_true", help="keep the workspaces (debugging)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--hidden-visibility", choices=report.HIDDEN_VISIBILITIES, default=None,
@@ -102,7 +103,7 @@ def main(argv=None):
     kind = "solution" if a.solution else "starter" if a.starter else "submission"
     opts = pipeline.Options(jobs=a.jobs, test_timeout=a.test_timeout, time_limit=a.time_limit,
                             memory_gib=a.memory, rounds=a.rounds, keep=a.keep, perf=not a.no_perf, quiet=a.quiet,
-                            hidden_visibility=a.hidden_visibility, profile=not a.no_profile)
+                            hidden_visibility=a.hidden_visibility, profile=a.profile)
     try:
         labs = manifest.list_labs(root) if a.all else [manifest.resolve_lab(root, a.lab)]
         if not labs:

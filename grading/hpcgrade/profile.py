@@ -40,6 +40,10 @@ class ProfileError(Exception):
     """ncu's output could not be read; str() is the report's one line."""
 
 
+class ProfileTimedOut(ProfileError):
+    """ncu ran past its wall limit (with the GPU held: nothing more is run)."""
+
+
 def key(m):
     """The name of a declared metric's value: "a" or, with "per", "a/b"."""
     return m["metric"] + ("/" + m["per"] if m.get("per") else "")

@@ -239,8 +239,9 @@ class GradeStep(unittest.TestCase):
             def execute(self, argv, limits, ro=(), rw=(), cwd="/", env=None, cap=0, profile="default", role=None):
                 self.argvs.append((argv, role, profile))
                 test.assertIn(cwd, rw)
-                return sb_mod.Outcome(exit_code=0, signal=None, timed_out=False, monitor_lost=False,
-                                      output=outputs[len(self.argvs) - 1], limit_s=limits.wall_s)
+                out = outputs[len(self.argvs) - 1]
+                return sb_mod.Outcome(exit_code=0, signal=None, timed_out=out is None, monitor_lost=False,
+                                      output=out or "", limit_s=limits.wall_s)
 
             def end(self, role):
                 return 0
@@ -256,7 +257,7 @@ class GradeStep(unittest.TestCase):
         self.addCleanup(shutil.rmtree, tmp, True)
         g = G()
         g.manifest = {"profile": lab_profile("07-coalescing"), "benchmark": {}}
-        g.opts, g.deadline = pipeline.Options(), pipeline.Deadline(60)
+        g.opts, g.deadline = pipeline.Options(profile=True), pipeline.Deadline(60)
         g.gpu, g.perf_item, g.items, g.out, g.sandbox = True, None, [], [], Sandbox()
         g.drivers = (("/w/sub", ["/w/build"], sb_mod.SUBMISSION), ("/r/ref", ["/r/build"], sb_mod.REFERENCE))
         g.lab, g.kind, g.devices = "07-coalescing", "submission", ["0"]
@@ -288,6 +289,15 @@ class GradeStep(unittest.TestCase):
         self.assertEqual(g.items, [])
         self.assertEqual(len(g.out), 1)
         self.assertIn("not permitted", g.out[0])
+
+    def test_a_run_past_its_limit_ends_the_step(self):
+        # (None: the sandbox reports the run timed out.) The reference's run
+        # is not started: it would hold the GPU as long again.
+        g = self.fake_grade([None, fixture("transpose.csv")])
+        self.assertEqual(len(g.sandbox.argvs), 1)
+        self.assertEqual(g.items, [])
+        self.assertEqual(len(g.out), 1)
+        self.assertIn("ncu did not finish within 60 s", g.out[0])
 
     def test_a_forged_or_broken_submission_keeps_the_reference(self):
         g = self.fake_grade(["garbage", fixture("transpose.csv")])
