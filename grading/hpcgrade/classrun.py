@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 
-from . import cli, gradebook, lease, manifest, pipeline, preflight, reaper, report
+from . import cli, gradebook, inputs, lease, manifest, preflight, reaper, report
 
 GRADING = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GRADE = os.path.join(GRADING, "grade")
@@ -89,7 +89,7 @@ def check(a):
         lab = manifest.resolve_lab(root, a.lab)
     except manifest.ManifestError as e:
         raise UsageError(str(e))
-    pipeline.require_directory(a.roster, "roster")
+    inputs.require_directory(a.roster, "roster")
     students = gradebook.roster_names(a.roster)
     if not students:
         raise UsageError("the roster %s has no student sub-directories" % a.roster)
@@ -102,7 +102,7 @@ def check(a):
 
 
 # One kind of usage error for every command (one clear line, exit 2).
-UsageError = pipeline.UsageError
+UsageError = inputs.UsageError
 
 
 def newest_mtime(path):

@@ -5,7 +5,7 @@ import math
 import os
 import sys
 
-from . import manifest, pipeline, preflight, report
+from . import inputs, manifest, pipeline, preflight, report, scoreboard
 from . import sandbox as sb_mod
 
 USAGE_EPILOG = """\
@@ -107,20 +107,20 @@ def main(argv=None):
     try:
         labs = manifest.list_labs(root) if a.all else [manifest.resolve_lab(root, a.lab)]
         if not labs:
-            raise pipeline.UsageError("no labs found under %s/labs" % root)
+            raise inputs.UsageError("no labs found under %s/labs" % root)
         submission = None
         if kind == "submission":
-            pipeline.require_directory(a.submission, "submission")
+            inputs.require_directory(a.submission, "submission")
             submission = os.path.abspath(a.submission)
         for lab in labs:
             manifest.check_grading_fields(manifest.load(root, lab))
-            pipeline.source_dir(root, lab, kind, submission)
+            inputs.source_dir(root, lab, kind, submission)
         pipeline.fixed_seed()  # a bad HPCGRADE_SEED is a usage error, before any grade starts
         try:
             sb_mod.fallback_uid_range()  # and so is a bad HPCGRADE_FALLBACK_UIDS
         except ValueError as e:
-            raise pipeline.UsageError(str(e))
-    except (pipeline.UsageError, manifest.ManifestError) as e:
+            raise inputs.UsageError(str(e))
+    except (inputs.UsageError, manifest.ManifestError) as e:
         print("grading/grade: error: %s" % e, file=sys.stderr)
         return 2
     found = []
@@ -141,9 +141,9 @@ def main(argv=None):
         print("\n".join(data["output"].splitlines()[:4]))
         print("results: %s" % os.path.abspath(a.out))
         return NOT_GRADED_EXIT if report.why_not_graded(data) else 0
-    rows = pipeline.grade_all(root, labs, kind, submission, opts, a.out, sandbox)
+    rows = scoreboard.grade_all(root, labs, kind, submission, opts, a.out, sandbox)
     print()
     print(report.scoreboard(rows))
     print("results: %s (each lab: %s)" % (os.path.abspath(a.out),
-                                         pipeline.per_lab_path(os.path.abspath(a.out), "LAB")))
+                                         scoreboard.per_lab_path(os.path.abspath(a.out), "LAB")))
     return NOT_GRADED_EXIT if any(r[1] is None for r in rows) else 0

@@ -24,7 +24,7 @@ import statistics
 import subprocess
 import sys
 
-from . import pipeline, report, score
+from . import report, score
 
 STUDENTS_DIR = "students"
 RESULTS = "results.json"
@@ -84,7 +84,7 @@ def notes_of(data):
     notes = []
     if extra.get(INCOMPLETE):
         notes.append(extra[INCOMPLETE])
-    lab_note = pipeline.lab_note(data)
+    lab_note = report.lab_note(data)
     if lab_note:
         notes.append(lab_note)
     if "compile error" in data.get("output", ""):

@@ -30,7 +30,7 @@ import sys
 import tempfile
 import zipfile
 
-from . import manifest, pipeline, reaper, release, report
+from . import inputs, manifest, reaper, release, report
 
 CONFIG = "gradescope.json"
 TREE = "hpc-labs"
@@ -93,7 +93,7 @@ def find_student_dir(submission, lab, student_files):
             dirs[:] = []
         candidates.append(base)
     for c in candidates:
-        d = pipeline.submission_dir(c, student_files)  # C itself, or its student/ folder
+        d = inputs.submission_dir(c, student_files)  # C itself, or its student/ folder
         if any(os.path.isfile(os.path.join(d, f)) for f in student_files):
             return d
     return submission

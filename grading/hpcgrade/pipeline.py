@@ -30,28 +30,14 @@ import tempfile
 import time
 import traceback
 
-from . import answers, build, host, judging, lease, manifest, profile, report, sanitize, scan, score, speed, timing, \
-    workspace
+from . import answers, build, host, inputs, judging, lease, manifest, profile, report, sanitize, scan, score, speed, \
+    timing, workspace
 from . import sandbox as sb_mod
 
 DEFAULT_TEST_TIMEOUT = 20.0
 DEFAULT_TIME_LIMIT = 1800.0
 DEFAULT_MEMORY_GIB = 4.0
 DEFAULT_ROUNDS = 3
-
-
-class UsageError(Exception):
-    pass
-
-
-def require_directory(path, what):
-    """Raise UsageError with one line when PATH is not a directory: WHAT names
-    it (a submission, a roster) and the line says whether it is missing or a file."""
-    if os.path.isdir(path):
-        return
-    if os.path.exists(path):
-        raise UsageError("the %s must be a directory, and %s is not one" % (what, path))
-    raise UsageError("%s directory not found: %s" % (what, path))
 
 
 class Options:
@@ -95,9 +81,9 @@ def fixed_seed():
     try:
         seed = int(text)
     except ValueError:
-        raise UsageError("%s=%r is not a whole number" % (SEED_VARIABLE, text))
+        raise inputs.UsageError("%s=%r is not a whole number" % (SEED_VARIABLE, text))
     if not 0 < seed < 2 ** 63:
-        raise UsageError("%s=%s must be between 1 and 2^63 - 1" % (SEED_VARIABLE, text))
+        raise inputs.UsageError("%s=%s must be between 1 and 2^63 - 1" % (SEED_VARIABLE, text))
     return seed
 
 
@@ -224,9 +210,9 @@ def prepare(g):
     if not os.path.isdir(os.path.join(g.root, manifest.SECRET_DIR)):
         g.out.append("judge: this tree has no solutions/ (a student release), so the judge is built from "
                      "labs/%s as it is here: a self-grade, not the instructor's" % g.lab)
-    src = source_dir(g.root, g.lab, g.kind, g.submission)
+    src = inputs.source_dir(g.root, g.lab, g.kind, g.submission)
     code_files = [f for f in m["student_files"] if f != answers.FILE]
-    review = scan.review(read_student_files(src, code_files))
+    review = scan.review(inputs.read_student_files(src, code_files))
     if review:
         g.out.append("for review (no effect on the score): the student files use things a lab does not "
                      "need:\n  " + "\n  ".join(review[:20]))
@@ -239,10 +225,10 @@ def prepare(g):
 def add_written_answers(g, src):
     """The questions of the starter's answers.md, each with the answer in
     the submission's: items worth 0 points for a person to grade."""
-    starter = read_text(os.path.join(g.paths.student_dir, answers.FILE))
+    starter = inputs.read_text(os.path.join(g.paths.student_dir, answers.FILE))
     if starter is None:
         return
-    submitted = read_text(os.path.join(src, answers.FILE))
+    submitted = inputs.read_text(os.path.join(src, answers.FILE))
     try:
         questions = answers.merge(starter, submitted)
     except ValueError as e:
@@ -674,99 +660,3 @@ def sandbox_hides(root):
     the repository, and the grader's cache (the judge's build holds the
     hidden tests' sources and binary)."""
     return [root, build.cache_dir()]
-
-
-def grade_all(root, labs, kind, submission, opts, out_path, sandbox):
-    """Grade LABS one after another; write each lab's results next to
-    OUT_PATH and the combined results to it. Returns the scoreboard rows."""
-    rows, combined, outputs = [], [], []
-    t0 = time.monotonic()
-    for i, lab in enumerate(labs, 1):
-        sub = os.path.join(submission, lab) if submission else None
-        if sub is not None and not os.path.isdir(sub):
-            sub = os.path.join(submission, ".missing-" + lab)  # graded as an empty submission
-        print("[%d/%d] %s ..." % (i, len(labs), lab), flush=True)
-        t = time.monotonic()
-        data = grade_lab(root, lab, kind, sub, opts, sandbox, log=None)
-        report.write_atomic(per_lab_path(out_path, lab), data)
-        maximum = data["extra_data"].get("max_score") or 0.0
-        note = lab_note(data)
-        print("[%d/%d] %s: %s (%.0f s)%s" % (i, len(labs), lab, report.score_text(data), time.monotonic() - t,
-                                           ", " + note if note else ""), flush=True)
-        # A lab the grader failed has no score (None), never a 0.
-        rows.append((lab, None if report.why_not_graded(data) else data["score"], maximum, note,
-                     report.points_not_run_here(data)))
-        for test in data.get("tests", []):
-            combined.append(dict(test, name="%s: %s" % (lab, test["name"])))
-        outputs.append("== %s ==\n%s" % (lab, data["output"]))
-    extra = {"labs": {r[0]: {"score": r[1], "max_score": r[2], "note": r[3]} for r in rows},
-             "max_score": round(sum(r[2] for r in rows), 4)}
-    failed = [r[0] for r in rows if r[1] is None]
-    if failed:
-        all_data = report.not_graded("the grader failed on %s" % ", ".join(failed), outputs,
-                                     time.monotonic() - t0, extra, extra["max_score"])
-    else:
-        all_data = {"score": round(sum(r[1] for r in rows), 4), "output": "\n\n".join(outputs),
-                    "execution_time": round(time.monotonic() - t0, 3), "stdout_visibility": "hidden",
-                    "tests": combined, "extra_data": extra}
-    report.write_atomic(out_path, all_data)
-    return rows
-
-
-def lab_note(data):
-    ex = data.get("extra_data", {})
-    if ex.get("internal_error") or report.why_not_graded(data):
-        return "not graded: grader error"
-    if ex.get("needs_gpu"):
-        return "needs a GPU for some parts"
-    outcomes = list(ex.get("outcomes", {}).values())
-    if outcomes and all(o == "needs" for o in outcomes):
-        return "not buildable here"
-    return ""
-
-
-def per_lab_path(out, lab):
-    base, ext = os.path.splitext(out)
-    return "%s-%s%s" % (base, lab, ext or ".json")
-
-
-# ---- inputs -----------------------------------------------------------------------
-
-def read_text(path):
-    """A student file's text (bounded), or None when it is not a plain file."""
-    if not os.path.isfile(path) or os.path.islink(path):
-        return None
-    with open(path, "rb") as f:
-        return f.read(workspace.MAX_STUDENT_FILE).decode("utf-8", "replace")
-
-
-def read_student_files(directory, names):
-    files = {}
-    for n in names:
-        text = read_text(os.path.join(directory, n))
-        if text is not None:
-            files[n] = text
-    return files
-
-
-def source_dir(root, lab, kind, submission):
-    paths = manifest.lab_paths(root, lab)
-    if kind == "solution":
-        d = paths.solution_dir
-        if not os.path.isdir(d):
-            raise UsageError("no solutions/%s in this tree (a student release has none): "
-                             "use --starter or --submission DIR" % lab)
-        return d
-    if kind == "starter":
-        return paths.student_dir
-    return submission_dir(submission, manifest.student_files(root, lab))
-
-
-def submission_dir(submission, student_files):
-    """The folder that holds the student files: SUBMISSION itself, or its
-    student/ when SUBMISSION is a whole lab folder (labs/NN-name, or a copy)
-    that holds none of them directly."""
-    nested = os.path.join(submission, manifest.STUDENT_DIR)
-    if os.path.isdir(nested) and not any(os.path.exists(os.path.join(submission, f)) for f in student_files):
-        return nested
-    return submission

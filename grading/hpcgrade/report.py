@@ -202,3 +202,15 @@ def scoreboard(rows):
     lines.append("%-*s %12s" % (w, "TOTAL", total_line(sum(r[1] for r in rows), sum(r[2] for r in rows),
                                                         sum(r[4] for r in rows))))
     return "\n".join(lines)
+
+
+def lab_note(data):
+    ex = data.get("extra_data", {})
+    if ex.get("internal_error") or why_not_graded(data):
+        return "not graded: grader error"
+    if ex.get("needs_gpu"):
+        return "needs a GPU for some parts"
+    outcomes = list(ex.get("outcomes", {}).values())
+    if outcomes and all(o == "needs" for o in outcomes):
+        return "not buildable here"
+    return ""

@@ -30,7 +30,7 @@ import shutil
 import subprocess
 import sys
 
-from . import classrun, cli, gradebook, manifest, pipeline, reaper, report
+from . import classrun, cli, gradebook, inputs, manifest, pipeline, reaper, report
 
 PROG = "grading/slurm/grade-class-slurm"
 ARRAY_SCRIPT = os.path.join("grading", "slurm", "grade-array.sbatch")
@@ -41,13 +41,13 @@ MARGIN_MINUTES = 10
 
 
 # One kind of usage error for every command (one clear line, exit 2).
-UsageError = pipeline.UsageError
+UsageError = inputs.UsageError
 
 
 def roster_names(roster):
     """The students (gradebook.roster_names); one clear error when there is
     none, or a name roster.txt cannot hold."""
-    pipeline.require_directory(roster, "roster")
+    inputs.require_directory(roster, "roster")
     names = gradebook.roster_names(roster)
     if not names:
         raise UsageError("the roster %s has no student sub-directories" % roster)

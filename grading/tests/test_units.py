@@ -10,7 +10,7 @@ import time
 import unittest
 
 import helpers  # noqa: F401  (puts grading/ on sys.path)
-from hpcgrade import answers, build, judging, manifest, pipeline, release, report, sanitize, scan, score, speed, timing, workspace
+from hpcgrade import answers, build, inputs, judging, manifest, pipeline, release, report, sanitize, scan, score, speed, timing, workspace
 from hpcgrade import sandbox as sb_mod
 
 ROOT = helpers.ROOT
@@ -378,7 +378,7 @@ class ScanTest(unittest.TestCase):
     def test_solutions_are_clean(self):
         for lab in manifest.list_labs(ROOT):
             m = manifest.load(ROOT, lab)
-            files = pipeline.read_student_files(manifest.lab_paths(ROOT, lab).solution_dir, m["student_files"])
+            files = inputs.read_student_files(manifest.lab_paths(ROOT, lab).solution_dir, m["student_files"])
             self.assertEqual([f for f in scan.review(files) if "test harness" in f or "GoogleTest" in f], [], lab)
 
 
@@ -465,7 +465,7 @@ class WrittenAnswersTest(unittest.TestCase):
         tmp = tempfile.mkdtemp()
         try:
             os.symlink("/etc/hostname", os.path.join(tmp, answers.FILE))
-            self.assertIsNone(pipeline.read_text(os.path.join(tmp, answers.FILE)))
+            self.assertIsNone(inputs.read_text(os.path.join(tmp, answers.FILE)))
         finally:
             shutil.rmtree(tmp)
 
@@ -651,10 +651,10 @@ class LabNameTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             os.makedirs(os.path.join(d, "lab", "student"))
             open(os.path.join(d, "lab", "student", "a.cpp"), "w").close()
-            self.assertEqual(pipeline.submission_dir(os.path.join(d, "lab"), ["a.cpp"]),
+            self.assertEqual(inputs.submission_dir(os.path.join(d, "lab"), ["a.cpp"]),
                              os.path.join(d, "lab", "student"))
             open(os.path.join(d, "lab", "a.cpp"), "w").close()  # files given directly win
-            self.assertEqual(pipeline.submission_dir(os.path.join(d, "lab"), ["a.cpp"]), os.path.join(d, "lab"))
+            self.assertEqual(inputs.submission_dir(os.path.join(d, "lab"), ["a.cpp"]), os.path.join(d, "lab"))
 
     def test_student_files_are_the_student_folder(self):
         with tempfile.TemporaryDirectory() as d:
