@@ -330,7 +330,8 @@ class NewLab(unittest.TestCase):
                             (["93-Upper", "--needs", "cpu"], "bad lab name"),
                             (["01-again", "--needs", "cpu"], "lab number 01 is taken by labs/01-sorting"),
                             (["93-x", "--needs", "gpu"], "--needs: unknown 'gpu'"),
-                            (["93-x", "--needs", "mpi,cuda"], "mpi and cuda together have no template")):
+                            (["93-x", "--needs", "mpi,cuda"], "mpi and cuda together have no template"),
+                            (["93-x"], "the following arguments are required: --needs")):
             code, out = self.new_lab(*args)
             self.assertEqual(code, 2, out)
             self.assertIn(words, out)
