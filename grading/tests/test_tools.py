@@ -296,7 +296,7 @@ class NewLab(unittest.TestCase):
                   os.path.join(paths.solution_dir, "prefix_sum.cpp"), paths.hidden_dir, paths.mutants_dir):
             self.assertTrue(os.path.exists(f), f)
         # What is written from lab.json is up to date: nothing to edit by hand.
-        for tool in ("handout_grading.py", "readme_labs.py"):
+        for tool in ("handout_grading.py", "readme_labs.py", "handout_commands.py"):
             code, out = run([os.path.join(self.tree, "tools", tool), "--check"], self.tree)
             self.assertEqual(code, 0, out)
         with open(os.path.join(self.tree, "README.md"), encoding="utf-8") as f:

@@ -32,6 +32,9 @@ struct Options {
 
 int run(const Options& o) {
     const int rank = hpclab::mpi::rank(), p = hpclab::mpi::size();
+    // A benchmark (lab.json) times the driver through --serve (hpclab/timed.hpp,
+    // hpclab::mpi::timed_coordinator): not written yet.
+    if (!o.common.serve.empty()) throw hpclab::mpi::SameOnEveryRank("--serve: this lab has no benchmark");
     // Every rank holds the whole input and its scan (to check its block).
     hpclab::require_host_memory(hpclab::checked_bytes(o.n, 2 * sizeof(std::int64_t)),
                                 "scanning " + std::to_string(o.n) + " values on every rank");
