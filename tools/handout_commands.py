@@ -7,10 +7,10 @@
         [--docs PATTERN...] [--keep DIR] [--timeout S] [--from-release DIR]
 
 Documents: the labs' handouts (labs/*/README.md), every other README.md of
-the tree, and the student release's README (grading/hpcgrade/release.py
-writes it). Commands are the lines of their ```sh blocks; every fence names
-its language (sh for commands, text for anything else), so nothing is a
-command by accident.
+the tree, CONTRIBUTING.md, and the student release's README
+(grading/hpcgrade/release.py writes it). Commands are the lines of their
+```sh blocks; every fence names its language (sh for commands, text for
+anything else), so nothing is a command by accident.
 
 Where a command runs, as written, from the root of:
   - a student release whose student/ files are the reference solution's (a
@@ -72,6 +72,8 @@ RUNNERS = {"here": "meson test --suite handout-commands", "gpu-host": "tools/gpu
            "slow": "tools/gpu-host-check.sh", "manual": "nobody: by hand", "ci": ".ci/run"}
 COMMAND_LANGS = ("sh",)
 RELEASE_README = "README.md (student release)"
+# The maintainers' guide: a document of the instructor's tree like its READMEs.
+CONTRIBUTING = "CONTRIBUTING.md"
 FENCE = re.compile(r"^( *)(```+)\s*([\w+-]*)\s*$")
 MARKER = re.compile(r"^\s*<!--\s*check:\s*(.*?)\s*-->\s*$")
 IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
@@ -215,7 +217,7 @@ def documents(root):
         rel = lab_manifest.lab_paths("", lab).handout
         docs.append((rel, read(os.path.join(root, rel)), "release"))
     for rel in release.tree_files(root):
-        if os.path.basename(rel) == "README.md" and not rel.startswith(
+        if (os.path.basename(rel) == "README.md" or rel == CONTRIBUTING) and not rel.startswith(
                 (lab_manifest.LABS_DIR + "/", lab_manifest.SECRET_DIR + "/")):
             docs.append((rel, read(os.path.join(root, rel)), "instructor"))
     # The release README lists the labs from their manifests, the same here.

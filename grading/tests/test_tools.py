@@ -242,3 +242,98 @@ class MiniTree(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NewLab(unittest.TestCase):
+    """tools/new-lab (issue 40) in a small copy of the repo: the lab it writes
+    builds, passes its own tests and rubric check, and grading/selfcheck
+    grades it: the solution full marks, the starter 0, every mutant caught.
+    Its MPI and CUDA templates compile where MPI and nvcc are installed."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="hpcgrade-new-lab-")
+        cls.tree = mini_tree(os.path.join(cls.tmp, "repo"))
+        # The templates (tools/new-lab's TEMPLATES) hold a reference
+        # solution: they live with the secret half.
+        templates = os.path.join(manifest.SECRET_DIR, ".new-lab")
+        shutil.copytree(os.path.join(ROOT, templates), os.path.join(cls.tree, templates))
+        # new-lab writes the lab table of the root README.
+        shutil.copy2(os.path.join(ROOT, "README.md"), cls.tree)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def new_lab(self, *args):
+        return run([os.path.join(self.tree, "tools", "new-lab")] + list(args), self.tree, timeout=120)
+
+    def check(self, argv):
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=900)
+        out = p.stdout.decode("utf-8", "replace")
+        self.assertEqual(p.returncode, 0, out[-3000:])
+        return out
+
+    def build_and_test(self, build, labs, options):
+        """Set up a build of LABS and run their suites (the solution's tests,
+        driver checks, the rubric check); returns the labs it built, the
+        others being skipped for a need this host lacks."""
+        out = self.check(["meson", "setup", build, self.tree, "-Dgrader_tests=false", "-Dlabs=" + ",".join(labs)]
+                         + options)
+        built = [lab for lab in labs if "skipping lab %s" % lab not in out]
+        if built:
+            self.check(["ninja", "-C", build, "-j", "2"])
+            self.check(["meson", "test", "-C", build, "--no-rebuild", "--print-errorlogs", "--num-processes", "2"]
+                       + [a for lab in built for a in ("--suite", lab)])
+        return built
+
+    def test_a_cpu_lab_builds_and_self_checks(self):
+        code, out = self.new_lab("90-example", "--needs", "cpu")
+        self.assertEqual(code, 0, out)
+        lab = "90-example"
+        paths = manifest.lab_paths(self.tree, lab)
+        for f in (paths.manifest, paths.handout, os.path.join(paths.student_dir, "prefix_sum.cpp"),
+                  os.path.join(paths.solution_dir, "prefix_sum.cpp"), paths.hidden_dir, paths.mutants_dir):
+            self.assertTrue(os.path.exists(f), f)
+        # What is written from lab.json is up to date: nothing to edit by hand.
+        for tool in ("handout_grading.py", "readme_labs.py", "handout_commands.py"):
+            code, out = run([os.path.join(self.tree, "tools", tool), "--check"], self.tree)
+            self.assertEqual(code, 0, out)
+        with open(os.path.join(self.tree, "README.md"), encoding="utf-8") as f:
+            self.assertIn("[%s](labs/%s/README.md)" % (lab, lab), f.read())
+        # Its own tests, driver checks and rubric check, against the solution.
+        self.assertEqual(self.build_and_test(os.path.join(self.tmp, "build-cpu"), [lab],
+                                             ["-Dcuda=disabled", "-Dmpi=disabled"]), [lab])
+        code, out = run([os.path.join(self.tree, "grading", "selfcheck"), lab, "--jobs", "1", "--parallel", "3",
+                         "--first-loss", "--rounds", "1"], self.tree, timeout=1200)
+        print("\n" + "\n".join("  " + l for l in out.strip().splitlines()[-6:]))
+        self.assertEqual(code, 0, out)
+        self.assertIn("self-check passed", out)
+        self.assertRegex(out, r"%s +solution +(\d+)/\1 +ok" % lab)
+        self.assertRegex(out, r"%s +starter +0/\d+ +ok" % lab)
+        for mutant in os.listdir(paths.mutants_dir):
+            self.assertRegex(out, r"%s +mutant %s +\d+/\d+ +ok" % (lab, mutant))
+
+    def test_mpi_and_cuda_labs_build(self):
+        # Built and tested where this host has MPI and nvcc (a GPU test then
+        # skips without a GPU); a need it lacks skips the lab, and says so.
+        wanted = [("91-mpi-example", "mpi"), ("92-cuda-example", "cuda")]
+        for lab, needs in wanted:
+            code, out = self.new_lab(lab, "--needs", needs)
+            self.assertEqual(code, 0, out)
+        built = self.build_and_test(os.path.join(self.tmp, "build-mpi-cuda"), [lab for lab, _ in wanted], [])
+        print("\n  built and tested here: %s" % (", ".join(built) or "none (no MPI, no nvcc)"))
+
+    def test_bad_input_is_refused_in_one_line(self):
+        for args, words in ((["9-x", "--needs", "cpu"], "bad lab name '9-x'"),
+                            (["00-zero", "--needs", "cpu"], "bad lab name"),
+                            (["93-Upper", "--needs", "cpu"], "bad lab name"),
+                            (["01-again", "--needs", "cpu"], "lab number 01 is taken by labs/01-sorting"),
+                            (["93-x", "--needs", "gpu"], "--needs: unknown 'gpu'"),
+                            (["93-x", "--needs", "mpi,cuda"], "mpi and cuda together have no template"),
+                            (["93-x"], "the following arguments are required: --needs")):
+            code, out = self.new_lab(*args)
+            self.assertEqual(code, 2, out)
+            self.assertIn(words, out)
+            self.assertEqual(len(out.strip().splitlines()), 1, out)
+            self.assertFalse(os.path.exists(manifest.lab_paths(self.tree, args[0]).lab_dir), args)
