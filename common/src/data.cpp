@@ -88,6 +88,14 @@ std::vector<float> uniform_floats(std::size_t n, std::uint64_t seed, float lo, f
     return v;
 }
 
+std::vector<std::int64_t> uniform_ints(std::size_t n, std::uint64_t seed, std::int64_t lo, std::int64_t hi) {
+    if (lo > hi) throw std::invalid_argument("uniform_ints: lo must not exceed hi");
+    Rng rng(seed);
+    std::vector<std::int64_t> v(n);
+    for (auto& x : v) x = rng.uniform_int(lo, hi);
+    return v;
+}
+
 std::vector<double> few_distinct_doubles(std::size_t n, std::size_t distinct, std::uint64_t seed) {
     if (distinct == 0) throw std::invalid_argument("few_distinct_doubles: distinct must be > 0");
     Rng rng(seed);

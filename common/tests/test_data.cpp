@@ -51,6 +51,17 @@ TEST(Rng, UniformIntCoversInclusiveRange) {
     EXPECT_THROW(rng.uniform_int(2, 1), std::invalid_argument);
 }
 
+TEST(Generators, UniformIntsAreTheRngsDrawsInRange) {
+    const auto v = hpclab::uniform_ints(1000, 5, -7, 7);
+    ASSERT_EQ(v.size(), 1000u);
+    hpclab::Rng rng(5);
+    for (std::int64_t x : v) ASSERT_EQ(x, rng.uniform_int(-7, 7));
+    EXPECT_EQ(*std::min_element(v.begin(), v.end()), -7);
+    EXPECT_EQ(*std::max_element(v.begin(), v.end()), 7);
+    EXPECT_TRUE(hpclab::uniform_ints(0, 5, 0, 1).empty());
+    EXPECT_THROW(hpclab::uniform_ints(3, 5, 1, 0), std::invalid_argument);
+}
+
 TEST(Generators, ShapesAndRanges) {
     auto u = hpclab::uniform_doubles(1000, 1, -3.0, 5.0);
     ASSERT_EQ(u.size(), 1000u);

@@ -46,6 +46,8 @@ private:
 // n values uniform in [lo, hi).
 std::vector<double> uniform_doubles(std::size_t n, std::uint64_t seed, double lo = 0.0, double hi = 1.0);
 std::vector<float> uniform_floats(std::size_t n, std::uint64_t seed, float lo = 0.0f, float hi = 1.0f);
+// n integers uniform in [lo, hi] (inclusive): Rng::uniform_int's draws.
+std::vector<std::int64_t> uniform_ints(std::size_t n, std::uint64_t seed, std::int64_t lo, std::int64_t hi);
 // n values drawn from only `distinct` different keys (0, 1, ..., distinct-1).
 std::vector<double> few_distinct_doubles(std::size_t n, std::size_t distinct, std::uint64_t seed);
 // 0, 1, ..., n-1 and n-1, ..., 0 as doubles.

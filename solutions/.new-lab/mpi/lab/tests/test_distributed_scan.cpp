@@ -19,13 +19,6 @@
 
 namespace {
 
-std::vector<std::int64_t> random_values(std::size_t n, std::uint64_t seed) {
-    hpclab::Rng rng(seed);
-    std::vector<std::int64_t> v(n);
-    for (auto& x : v) x = rng.uniform_int(-1000000, 1000000);
-    return v;
-}
-
 // This rank's block [lo, hi) of `all`, given every rank's size in `sizes`.
 void check_scan(const std::vector<std::int64_t>& all, const std::vector<std::size_t>& sizes) {
     const int rank = hpclab::mpi::rank();
@@ -50,19 +43,20 @@ TEST(DistributedScan, MatchesOneProcessScan) {
     const auto p = static_cast<std::size_t>(hpclab::mpi::size());
     std::vector<std::size_t> sizes(p);
     for (std::size_t r = 0; r < p; ++r) sizes[r] = 1000 + 37 * r;  // uneven blocks
-    check_scan(random_values(std::accumulate(sizes.begin(), sizes.end(), std::size_t{0}), 1), sizes);
+    check_scan(hpclab::uniform_ints(std::accumulate(sizes.begin(), sizes.end(), std::size_t{0}), 1, -1000000, 1000000),
+               sizes);
 }
 
 TEST(DistributedScan, SomeRanksHoldNothing) {
     const auto p = static_cast<std::size_t>(hpclab::mpi::size());
     std::vector<std::size_t> sizes(p, 0);
     sizes[p - 1] = 500;  // only the last rank holds values (the only one, on 1 rank)
-    check_scan(random_values(500, 2), sizes);
+    check_scan(hpclab::uniform_ints(500, 2, -1000000, 1000000), sizes);
 }
 
 TEST(GlobalTotal, MatchesOneProcessSum) {
     const int rank = hpclab::mpi::rank(), p = hpclab::mpi::size();
-    const auto all = random_values(static_cast<std::size_t>(p) * 1001, 3);
+    const auto all = hpclab::uniform_ints(static_cast<std::size_t>(p) * 1001, 3, -1000000, 1000000);
     const std::vector<std::int64_t> mine(all.begin() + rank * 1001, all.begin() + (rank + 1) * 1001);
     const std::int64_t got = hpclab::mpi::on_every_rank(
         MPI_COMM_WORLD, [&] { return HPCLAB_VALUE(LABNS::global_total(mine.data(), mine.size(), MPI_COMM_WORLD)); });
