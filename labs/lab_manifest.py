@@ -122,6 +122,13 @@ def lab_paths(root, lab):
                     os.path.join(solution_dir, "hidden"), os.path.join(solution_dir, "mutants"))
 
 
+def build_target(lab, suffix=""):
+    """A lab's program in a Meson build tree, relative to it: labs/meson.build
+    names the driver LAB, its tests LAB-tests and LAB-hidden, and the
+    instructor tree's solution builds LAB-solution... (SUFFIX)."""
+    return LABS_DIR + "/" + lab + suffix
+
+
 class ManifestError(ValueError):
     """A lab.json that is missing, malformed or inconsistent."""
 

@@ -34,7 +34,7 @@ def measure(build, lab, runs):
     bench = m.get("benchmark")
     if not bench:
         raise SystemExit("reference_speed.py: error: %s has no benchmark in its lab.json" % lab)
-    binary = os.path.join(build, "labs", lab + "-solution")
+    binary = os.path.join(build, lab_manifest.build_target(lab, "-solution"))
     if not os.path.isfile(binary):
         raise SystemExit("reference_speed.py: error: %s not found (build %s with its solution first)" % (binary, lab))
     ranks = str(bench["mpi_ranks"]) if bench.get("mpi_ranks") else None

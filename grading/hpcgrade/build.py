@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 
+from . import manifest
 from . import sandbox as sb_mod
 
 ERROR_LINES = 30
@@ -164,7 +165,7 @@ class CachedBuild:
         self.digests = digests
 
     def binary(self, lab, suffix=""):
-        return os.path.join(self.build, "labs", lab + suffix)
+        return os.path.join(self.build, manifest.build_target(lab, suffix))
 
     def intact(self, binary):
         return self.digests.get(os.path.relpath(binary, self.build)) == file_digest(binary)

@@ -251,7 +251,7 @@ def add_written_answers(g, src):
 
 def build_step(g):
     m = g.manifest
-    target = "labs/%s" % g.lab
+    target = manifest.build_target(g.lab)
     hidden = bool(g.hidden_here and m["tests"]["hidden"]["sources"])
     g.step("the judge's build (cached after the first grade)")
     targets = [target + "-tests"] + ([target + "-hidden"] if hidden else [])
@@ -486,7 +486,7 @@ def time_step(g):
     if not g.opts.perf:
         item.set(0, "not run", "not measured (--no-perf)")
         return
-    target = "labs/%s" % g.lab
+    target = manifest.build_target(g.lab)
     g.step("building the driver and the reference's")
     d = g.builder.compile([target])
     if not d.ok:

@@ -326,7 +326,7 @@ def run_readme(c, dest, timeout=3600):
         if not c.check(ok, what):
             print(out[-3000:])
             return None
-    return os.path.join(dest, "build", lab, "labs", lab + "-tests")
+    return os.path.join(dest, "build", lab, manifest.build_target(lab, "-tests"))
 
 
 def verify(root, dest, jobs=2, grade_check=True):
@@ -450,13 +450,13 @@ def build_labs(c, root, dest, work, labs, jobs):
     # Every lab at once: far longer than a grade's build may take; the
     # instructor's own code, so the limit only stops a hung compiler.
     runner = threading.Thread(target=lambda: done.setdefault("r", b.compile(
-        [p for lab in todo for p in ("labs/" + lab, "labs/%s-tests" % lab)], wall_s=6 * 3600)))
+        [manifest.build_target(lab, s) for lab in todo for s in ("", "-tests")], wall_s=6 * 3600)))
     runner.start()
     waiting = list(todo)
     while waiting:
         runner.join(5)
         linked = ninja_outputs(ws.build)
-        for lab in [lab for lab in waiting if {"labs/" + lab, "labs/%s-tests" % lab} <= linked]:
+        for lab in [lab for lab in waiting if {manifest.build_target(lab), manifest.build_target(lab, "-tests")} <= linked]:
             waiting.remove(lab)
             print("  ... [%d/%d] %s: driver and visible tests built (%.0f s)"
                   % (len(todo) - len(waiting), len(todo), lab, time.monotonic() - t), flush=True)
@@ -472,7 +472,7 @@ def build_labs(c, root, dest, work, labs, jobs):
     if not c.check(not bad, "the builds read nothing outside the release and the system%s"
                    % (": " + ", ".join(bad[:5]) if bad else "")):
         return None
-    return {lab: os.path.join(ws.build, "labs", lab + "-tests") for lab in todo}
+    return {lab: os.path.join(ws.build, manifest.build_target(lab, "-tests")) for lab in todo}
 
 
 def ninja_outputs(build_dir):

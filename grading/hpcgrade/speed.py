@@ -20,6 +20,7 @@ information, never points.
 import json
 import statistics
 
+from . import manifest
 from . import sandbox as sb_mod
 from . import timing
 
@@ -120,7 +121,7 @@ def measure_own(g, runs=SELF_RUNS):
     and --json; return the text of its median ratio and their range, or why
     there is none."""
     bench = g.manifest["benchmark"]
-    d = g.builder.compile(["labs/%s" % g.lab])
+    d = g.builder.compile([manifest.build_target(g.lab)])
     if not d.ok:
         return "not measured: the driver does not build"
     argv = g.mpi_prefix() + [g.ws.binary()] + list(bench["args"]) + ["--json"]

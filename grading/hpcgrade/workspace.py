@@ -33,7 +33,7 @@ import os
 import shutil
 import tempfile
 
-from .manifest import BUILD_DIRS, BUILD_FILES, lab_paths
+from .manifest import BUILD_DIRS, BUILD_FILES, build_target, lab_paths
 from .sandbox import SUBMISSION
 
 MAX_STUDENT_FILE = 1 << 20  # bytes; a lab's source file is far smaller
@@ -78,7 +78,7 @@ class Workspace:
 
     def built(self, suffix=""):
         """Where Ninja writes labs/LAB<suffix>."""
-        return os.path.join(self.build, "labs", self.lab + suffix)
+        return os.path.join(self.build, build_target(self.lab, suffix))
 
     def new_run_dir(self):
         """A fresh directory the sandboxed run may write."""
