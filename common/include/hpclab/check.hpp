@@ -174,24 +174,11 @@ CompareReport compare_arrays(const std::vector<T>& got, const std::vector<T>& re
 
 namespace detail {
 
+// The unsigned integer of BYTES bytes (1, 2, 4 or 8): an element's bits.
 template <std::size_t Bytes>
-struct UnsignedOf;
-template <>
-struct UnsignedOf<1> {
-    using type = std::uint8_t;
-};
-template <>
-struct UnsignedOf<2> {
-    using type = std::uint16_t;
-};
-template <>
-struct UnsignedOf<4> {
-    using type = std::uint32_t;
-};
-template <>
-struct UnsignedOf<8> {
-    using type = std::uint64_t;
-};
+using UnsignedOf = std::conditional_t<
+    Bytes == 1, std::uint8_t,
+    std::conditional_t<Bytes == 2, std::uint16_t, std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>>>;
 
 template <class T>
 constexpr bool bit_comparable() {
@@ -199,8 +186,9 @@ constexpr bool bit_comparable() {
 }
 
 template <class T>
-typename UnsignedOf<sizeof(T)>::type bits_of(T x) {
-    typename UnsignedOf<sizeof(T)>::type b;
+UnsignedOf<sizeof(T)> bits_of(T x) {
+    static_assert(bit_comparable<T>(), "bits_of: an element of 1, 2, 4 or 8 bytes");
+    UnsignedOf<sizeof(T)> b;
     std::memcpy(&b, &x, sizeof b);
     return b;
 }
@@ -233,8 +221,8 @@ std::string show(T x) {
 }
 
 template <class T>
-std::vector<typename UnsignedOf<sizeof(T)>::type> sorted_bits(const T* p, std::size_t n) {
-    std::vector<typename UnsignedOf<sizeof(T)>::type> b(n);
+std::vector<UnsignedOf<sizeof(T)>> sorted_bits(const T* p, std::size_t n) {
+    std::vector<UnsignedOf<sizeof(T)>> b(n);
     for (std::size_t i = 0; i < n; ++i) b[i] = bits_of(p[i]);
     std::sort(b.begin(), b.end());
     return b;
