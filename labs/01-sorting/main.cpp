@@ -147,12 +147,11 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main("01-sorting", [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app(
+        auto app = hpclab::cli::app(
             "Lab 01: qsort, std::sort and merge sort, timed against std::sort.\n"
-            "With no arguments: every algorithm on 10^6 random doubles.",
-            "01-sorting");
+            "With no arguments: every algorithm on 10^6 random doubles.");
         hpclab::cli::add_count(app, "--n", o.n, "number of doubles to sort", 1);
         app.add_option("--algo", o.algo, "algorithm (std::sort always runs as the anchor)")
             ->check(CLI::IsMember({"all", "qsort", "functor", "lambda", "merge"}))

@@ -164,14 +164,13 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main("03-parallel-quicksort", [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
         o.common.reps = 3;
-        CLI::App app(
+        auto app = hpclab::cli::app(
             "Lab 03: parallel quicksort (OpenMP sections and tasks, std::thread, oneTBB)\n"
             "against std::sort on one thread. With no arguments: every algorithm on\n"
-            "2*10^6 random doubles with every hardware thread.",
-            "03-parallel-quicksort");
+            "2*10^6 random doubles with every hardware thread.");
         hpclab::cli::add_count(app, "--n", o.n, "number of doubles to sort", 1);
         std::vector<std::string> names = {"all"};
         for (const auto& a : kAlgorithms) names.push_back(a.name);

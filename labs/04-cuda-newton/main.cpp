@@ -313,13 +313,12 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main("04-cuda-newton", [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app(
+        auto app = hpclab::cli::app(
             "Lab 04: Newton's method for complex square roots and polynomial roots on the GPU,\n"
             "against the same iteration on all host cores (OpenMP). With no arguments: 10^6+1 roots,\n"
-            "the k = 5, 8, 20 convergence study and a degree-8 polynomial.",
-            "04-cuda-newton");
+            "the k = 5, 8, 20 convergence study and a degree-8 polynomial.");
         hpclab::cli::add_count(app, "--n", o.n, "how many square roots", 1);
         app.add_option("--block", o.block, "threads per block (the device refuses more than 1024)")
             ->capture_default_str();

@@ -352,13 +352,12 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main("05-matmul", [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app(
+        auto app = hpclab::cli::app(
             "Lab 05: matrix multiplication kernels timed against cuBLAS SGEMM/DGEMM in the same run.\n"
             "C = A B with A n x m and B m x p, row-major. With no arguments: every kernel at 1024^3,\n"
-            "float and double.",
-            "05-matmul");
+            "float and double.");
         hpclab::cli::add_count(app, "--n", o.n, "rows of A and C", 1);
         hpclab::cli::add_count(app, "--m", o.m, "columns of A, rows of B", 1);
         hpclab::cli::add_count(app, "--p", o.p, "columns of B and C", 1);

@@ -257,12 +257,11 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main("06-reduction", [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app(
+        auto app = hpclab::cli::app(
             "Lab 06: parallel reduction kernels, timed against CUB and a device copy.\n"
-            "With no arguments: every kernel on 2^24 floats and doubles, and pi at n = 10^6.",
-            "06-reduction");
+            "With no arguments: every kernel on 2^24 floats and doubles, and pi at n = 10^6.");
         hpclab::cli::add_count(app, "--n", o.n, "number of elements to sum", 1);
         app.add_option("--type", o.type, "element type")
             ->check(CLI::IsMember({"float", "double", "both"}))
