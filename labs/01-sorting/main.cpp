@@ -114,13 +114,9 @@ int run(const Options& o) {
             m.name = name;
             m.n = n;
             m.items = static_cast<double>(n);
-            try {
-                m.seconds = time_sort(sort, input, o.common.warmup, o.common.reps, name);
-            } catch (const hpclab::NotImplemented& e) {
-                std::fprintf(stderr, "%-10s skipped: %s\n", name.c_str(), e.what());
-                ++not_implemented;
+            if (!hpclab::run_part(hpclab::format("%-10s", name.c_str()), &not_implemented,
+                                  [&] { m.seconds = time_sort(sort, input, o.common.warmup, o.common.reps, name); }))
                 continue;
-            }
             if (name == "std::sort") anchor = m.seconds.median;
             m.anchor = "std::sort";
             // Ratio > 1: slower than the library's std::sort by that factor.

@@ -124,18 +124,15 @@ int run(const Options& o) {
         std::vector<int> counts = a.fixed_threads > 0 ? std::vector<int>{a.fixed_threads} : thread_counts;
         for (int t : counts) {
             hpclab::Stats s;
-            try {
-                s = hpclab::repeat(
-                    [&] {
-                        work = input;
-                        return hpclab::time_seconds([&] { a.sort(work.data(), n, t, o.cutoff); });
-                    },
-                    o.common.warmup, o.common.reps);
-            } catch (const hpclab::NotImplemented& e) {
-                std::fprintf(stderr, "%-14s skipped: %s\n", a.name.c_str(), e.what());
-                ++not_implemented;
+            if (!hpclab::run_part(hpclab::format("%-14s", a.name.c_str()), &not_implemented, [&] {
+                    s = hpclab::repeat(
+                        [&] {
+                            work = input;
+                            return hpclab::time_seconds([&] { a.sort(work.data(), n, t, o.cutoff); });
+                        },
+                        o.common.warmup, o.common.reps);
+                }))
                 break;
-            }
             const auto cmp = hpclab::compare_arrays(work, reference, hpclab::Tolerance::exact());
             if (!cmp.ok()) {
                 throw std::runtime_error(a.name + " on " + std::to_string(t) + " threads gave a wrong result: " +

@@ -158,15 +158,12 @@ int run_shape(const Options& o, hpclab::Reporter& report, const Shape& s, const 
         mm.n = s.n;
         mm.flops = flops;
         lab05::Launch launch;
-        try {
-            HPCLAB_CUDA_CHECK(cudaMemset(dC.get(), 0xff, dC.bytes()));  // NaN: a skipped element shows
-            launch = lab05::gpu_matmul<T>(k, n, m, p, dA.get(), dB.get(), dC.get());
-            HPCLAB_CUDA_CHECK(cudaDeviceSynchronize());
-        } catch (const hpclab::NotImplemented& e) {
-            std::fprintf(stderr, "%-22s skipped: %s\n", mm.name.c_str(), e.what());
-            ++not_implemented;
+        if (!hpclab::run_part(hpclab::format("%-22s", mm.name.c_str()), &not_implemented, [&] {
+                HPCLAB_CUDA_CHECK(cudaMemset(dC.get(), 0xff, dC.bytes()));  // NaN: a skipped element shows
+                launch = lab05::gpu_matmul<T>(k, n, m, p, dA.get(), dB.get(), dC.get());
+                HPCLAB_CUDA_CHECK(cudaDeviceSynchronize());
+            }))
             continue;
-        }
         dC.copy_to_host(c.data(), c.size());
         // Kernel and cuBLAS each lie within the bound of the exact product,
         // so they lie within twice the bound of each other.
