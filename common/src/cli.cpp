@@ -154,6 +154,9 @@ int run_main(const std::string& program, const std::function<int()>& body) {
     } catch (const Unavailable& e) {
         std::cerr << program << ": error: " << e.what() << "\n";
         return kExitUnavailable;
+    } catch (const UsageError& e) {
+        std::cerr << program << ": error: " << e.what() << " (see --help)\n";
+        return 2;
     } catch (const std::bad_alloc&) {
         std::cerr << program << ": error: out of memory (try a smaller size)\n";
     } catch (const std::exception& e) {

@@ -3,6 +3,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <new>
+
+#include "hpclab/cli.hpp"
 
 namespace hpclab {
 namespace mpi {
@@ -66,6 +69,30 @@ int fail_here(const std::string& program, const std::string& message) {
         return 1;
     }
     abort_job(message);
+}
+
+int run_main(int argc, char** argv, CLI::App& app, const std::function<int()>& body, const MainHooks& hooks) {
+    Environment env(&argc, &argv);
+    const std::string program = app.get_name();
+    // Every rank parses the same arguments; only rank 0 talks about them.
+    const int code = cli::parse(app, argc, argv, rank() != 0);
+    if (code >= 0) return code;
+    try {
+        return body();
+    } catch (const std::exception& e) {
+        if (hooks.own) {
+            if (const std::optional<int> own = hooks.own(e)) return *own;
+        }
+        if (dynamic_cast<const SameOnEveryRank*>(&e)) return fail_on_every_rank(program, e.what());
+        if (dynamic_cast<const cli::UsageError*>(&e)) {
+            if (rank() == 0) std::fprintf(stderr, "%s: error: %s (see --help)\n", program.c_str(), e.what());
+            return 2;
+        }
+        if (dynamic_cast<const std::bad_alloc*>(&e)) return fail_here(program, hooks.out_of_memory);
+        return fail_here(program, e.what());
+    } catch (...) {
+        return fail_here(program, "unknown exception");
+    }
 }
 
 void throw_or_abort(int code, const char* call, const char* file, int line) {

@@ -107,6 +107,15 @@ TEST(RunMain, UnavailableBecomesExit77) {
     EXPECT_EQ(err, "prog: error: needs a GPU: none\n");
 }
 
+TEST(RunMain, UsageErrorBecomesExit2) {
+    testing::internal::CaptureStderr();
+    const int code =
+        hpclab::cli::run_main("prog", []() -> int { throw hpclab::cli::UsageError("give --a or --b, not both"); });
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(code, 2);
+    EXPECT_EQ(err, "prog: error: give --a or --b, not both (see --help)\n");
+}
+
 TEST(Parse, CountsBelowTheMinimumAreUsageErrors) {
     for (const char* ok : {"1", "7", "1e3"}) {
         std::size_t n = 0;

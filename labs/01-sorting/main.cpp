@@ -114,13 +114,9 @@ int run(const Options& o) {
             m.name = name;
             m.n = n;
             m.items = static_cast<double>(n);
-            try {
-                m.seconds = time_sort(sort, input, o.common.warmup, o.common.reps, name);
-            } catch (const hpclab::NotImplemented& e) {
-                std::fprintf(stderr, "%-10s skipped: %s\n", name.c_str(), e.what());
-                ++not_implemented;
+            if (!hpclab::run_part(hpclab::format("%-10s", name.c_str()), &not_implemented,
+                                  [&] { m.seconds = time_sort(sort, input, o.common.warmup, o.common.reps, name); }))
                 continue;
-            }
             if (name == "std::sort") anchor = m.seconds.median;
             m.anchor = "std::sort";
             // Ratio > 1: slower than the library's std::sort by that factor.
@@ -147,12 +143,11 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main("01-sorting", [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app(
+        auto app = hpclab::cli::app(
             "Lab 01: qsort, std::sort and merge sort, timed against std::sort.\n"
-            "With no arguments: every algorithm on 10^6 random doubles.",
-            "01-sorting");
+            "With no arguments: every algorithm on 10^6 random doubles.");
         hpclab::cli::add_count(app, "--n", o.n, "number of doubles to sort", 1);
         app.add_option("--algo", o.algo, "algorithm (std::sort always runs as the anchor)")
             ->check(CLI::IsMember({"all", "qsort", "functor", "lambda", "merge"}))

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -29,8 +30,6 @@
 #include "hpclab/timing.hpp"
 
 namespace {
-
-const char* const kProgram = "02-bucket-sort";
 
 struct Options {
     std::size_t n = 1000000;
@@ -348,14 +347,11 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    hpclab::mpi::Environment env(&argc, &argv);
-    const int rank = hpclab::mpi::rank();
     Options o;
-    CLI::App app(
+    auto app = hpclab::cli::app(
         "Lab 02: bucket sort with MPI, against std::sort on one rank.\n"
         "Run under mpirun -np P (alone it runs as P = 1). With no arguments:\n"
-        "both versions on 10^6 random doubles, checked, with the lecture's model.",
-        kProgram);
+        "both versions on 10^6 random doubles, checked, with the lecture's model.");
     hpclab::cli::add_count(app, "--n", o.n, "how many numbers in [0,1) to sort (at most 2^31 - 1)", 1);
     app.add_option("--algo", o.algo, "root (root distributes), fanout (exercise 1) or both")
         ->check(CLI::IsMember({"root", "fanout", "both"}))
@@ -365,23 +361,17 @@ int main(int argc, char** argv) {
         ->check(CLI::NonNegativeNumber);
     o.common.reps = 3;  // before add_common, so that --help shows it
     hpclab::cli::add_common(app, o.common);
-    // Every rank parses the same arguments; only rank 0 talks about them.
-    const int code = hpclab::cli::parse(app, argc, argv, rank != 0);
-    if (code >= 0) return code;
-
-    try {
-        return run(o);
-    } catch (const SameOnEveryRank& e) {
-        return hpclab::mpi::fail_on_every_rank(kProgram, e.what());
-    } catch (const lab02::BadInput& e) {
+    hpclab::mpi::MainHooks hooks;
+    hooks.out_of_memory = "out of memory (try a smaller --n)";
+    hooks.own = [](const std::exception& e) -> std::optional<int> {
+        const auto* bad = dynamic_cast<const lab02::BadInput*>(&e);
+        if (!bad) return std::nullopt;
         // Every rank has it (the sorts agree on who failed); the rank that
         // found the value reports it, the others wait to be stopped.
-        if (e.origin_rank() == rank) return hpclab::mpi::fail_here(kProgram, e.what());
+        if (bad->origin_rank() == hpclab::mpi::rank()) return hpclab::mpi::fail_here(hpclab::cli::lab_name(), e.what());
         if (hpclab::mpi::size() > 1) MPI_Barrier(MPI_COMM_WORLD);
         return 1;
-    } catch (const std::bad_alloc&) {
-        return hpclab::mpi::fail_here(kProgram, "out of memory (try a smaller --n)");
-    } catch (const std::exception& e) {
-        return hpclab::mpi::fail_here(kProgram, e.what());
-    }
+    };
+    return hpclab::mpi::run_main(
+        argc, argv, app, [&] { return run(o); }, hooks);
 }

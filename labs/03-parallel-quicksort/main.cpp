@@ -124,18 +124,15 @@ int run(const Options& o) {
         std::vector<int> counts = a.fixed_threads > 0 ? std::vector<int>{a.fixed_threads} : thread_counts;
         for (int t : counts) {
             hpclab::Stats s;
-            try {
-                s = hpclab::repeat(
-                    [&] {
-                        work = input;
-                        return hpclab::time_seconds([&] { a.sort(work.data(), n, t, o.cutoff); });
-                    },
-                    o.common.warmup, o.common.reps);
-            } catch (const hpclab::NotImplemented& e) {
-                std::fprintf(stderr, "%-14s skipped: %s\n", a.name.c_str(), e.what());
-                ++not_implemented;
+            if (!hpclab::run_part(hpclab::format("%-14s", a.name.c_str()), &not_implemented, [&] {
+                    s = hpclab::repeat(
+                        [&] {
+                            work = input;
+                            return hpclab::time_seconds([&] { a.sort(work.data(), n, t, o.cutoff); });
+                        },
+                        o.common.warmup, o.common.reps);
+                }))
                 break;
-            }
             const auto cmp = hpclab::compare_arrays(work, reference, hpclab::Tolerance::exact());
             if (!cmp.ok()) {
                 throw std::runtime_error(a.name + " on " + std::to_string(t) + " threads gave a wrong result: " +
@@ -164,14 +161,13 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main("03-parallel-quicksort", [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
         o.common.reps = 3;
-        CLI::App app(
+        auto app = hpclab::cli::app(
             "Lab 03: parallel quicksort (OpenMP sections and tasks, std::thread, oneTBB)\n"
             "against std::sort on one thread. With no arguments: every algorithm on\n"
-            "2*10^6 random doubles with every hardware thread.",
-            "03-parallel-quicksort");
+            "2*10^6 random doubles with every hardware thread.");
         hpclab::cli::add_count(app, "--n", o.n, "number of doubles to sort", 1);
         std::vector<std::string> names = {"all"};
         for (const auto& a : kAlgorithms) names.push_back(a.name);

@@ -140,7 +140,7 @@ int run(const Options& o) {
     hpclab::cuda::DeviceBuffer<double2> dc(n), dr(n);
     hpclab::cuda::DeviceBuffer<int> du(n);
     dc.copy_from_host(c.data(), n);
-    try {
+    hpclab::run_part("gpu_newton", &not_implemented, [&] {
         auto gpu = measurement("gpu_newton", n);
         gpu.seconds = hpclab::cuda::time_events(
             [&] {
@@ -194,22 +194,16 @@ int run(const Options& o) {
                       o.block, gpu.seconds.median * 1e3, gpu.items_per_s(), speedup, kBar, mean_steps, most,
                       unconverged, n);
         report.emit(gpu, line);
-    } catch (const hpclab::NotImplemented& e) {
-        std::fprintf(stderr, "gpu_newton skipped: %s\n", e.what());
-        ++not_implemented;
-    }
+    });
 
     // ---- the lecture's fixed k: how many are not yet converged ----
     if (o.study) {
         std::vector<double2> r(n);
         for (int k : {5, 8, 20}) {
-            try {
-                lab04::launch_sqrt_fixed(dc.get(), dr.get(), static_cast<int>(n), k, o.block);
-            } catch (const hpclab::NotImplemented& e) {
-                std::fprintf(stderr, "fixed-k study skipped: %s\n", e.what());
-                ++not_implemented;
+            if (!hpclab::run_part("fixed-k study", &not_implemented, [&] {
+                    lab04::launch_sqrt_fixed(dc.get(), dr.get(), static_cast<int>(n), k, o.block);
+                }))
                 break;
-            }
             HPCLAB_CUDA_CHECK(cudaDeviceSynchronize());
             dr.copy_to_host(r.data(), n);
             std::size_t over14 = 0, over4 = 0;
@@ -234,7 +228,7 @@ int run(const Options& o) {
             [&] { lab04::launch_sqrt_fixed(dc.get(), dr.get(), static_cast<int>(n), k, block); }, o.common.warmup,
             o.common.reps);
     };
-    try {
+    hpclab::run_part("sweeps", &not_implemented, [&] {
         if (o.sweep_blocks) {
             for (int block : {32, 64, 128, 256, 512, 1024}) {
                 auto m = measurement("block_sweep", n);
@@ -267,14 +261,11 @@ int run(const Options& o) {
                 report.emit(m, line);
             }
         }
-    } catch (const hpclab::NotImplemented& e) {
-        std::fprintf(stderr, "sweeps skipped: %s\n", e.what());
-        ++not_implemented;
-    }
+    });
 
     // ---- stage 4: polynomial roots ----
     if (o.degree > 0 && o.trials > 0) {
-        try {
+        hpclab::run_part("polynomial stage", &not_implemented, [&] {
             const auto a = lab04::random_polynomial(o.degree, o.common.seed + 7);
             const auto starts = lab04::random_in_square(o.trials, 2.0, o.common.seed + 8);
             lab04::Solved s;
@@ -302,10 +293,7 @@ int run(const Options& o) {
                           "find %d of them; worst |p(z)|/sum|a_j||z|^j = %.2g",
                           o.degree, o.trials, converged, distinct, half, (o.degree + 1) / 2, worst);
             report.emit(m, line);
-        } catch (const hpclab::NotImplemented& e) {
-            std::fprintf(stderr, "polynomial stage skipped: %s\n", e.what());
-            ++not_implemented;
-        }
+        });
     }
     return not_implemented > 0 ? 1 : 0;
 }
@@ -313,13 +301,12 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main("04-cuda-newton", [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app(
+        auto app = hpclab::cli::app(
             "Lab 04: Newton's method for complex square roots and polynomial roots on the GPU,\n"
             "against the same iteration on all host cores (OpenMP). With no arguments: 10^6+1 roots,\n"
-            "the k = 5, 8, 20 convergence study and a degree-8 polynomial.",
-            "04-cuda-newton");
+            "the k = 5, 8, 20 convergence study and a degree-8 polynomial.");
         hpclab::cli::add_count(app, "--n", o.n, "how many square roots", 1);
         app.add_option("--block", o.block, "threads per block (the device refuses more than 1024)")
             ->capture_default_str();

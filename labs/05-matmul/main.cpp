@@ -158,15 +158,12 @@ int run_shape(const Options& o, hpclab::Reporter& report, const Shape& s, const 
         mm.n = s.n;
         mm.flops = flops;
         lab05::Launch launch;
-        try {
-            HPCLAB_CUDA_CHECK(cudaMemset(dC.get(), 0xff, dC.bytes()));  // NaN: a skipped element shows
-            launch = lab05::gpu_matmul<T>(k, n, m, p, dA.get(), dB.get(), dC.get());
-            HPCLAB_CUDA_CHECK(cudaDeviceSynchronize());
-        } catch (const hpclab::NotImplemented& e) {
-            std::fprintf(stderr, "%-22s skipped: %s\n", mm.name.c_str(), e.what());
-            ++not_implemented;
+        if (!hpclab::run_part(hpclab::format("%-22s", mm.name.c_str()), &not_implemented, [&] {
+                HPCLAB_CUDA_CHECK(cudaMemset(dC.get(), 0xff, dC.bytes()));  // NaN: a skipped element shows
+                launch = lab05::gpu_matmul<T>(k, n, m, p, dA.get(), dB.get(), dC.get());
+                HPCLAB_CUDA_CHECK(cudaDeviceSynchronize());
+            }))
             continue;
-        }
         dC.copy_to_host(c.data(), c.size());
         // Kernel and cuBLAS each lie within the bound of the exact product,
         // so they lie within twice the bound of each other.
@@ -352,13 +349,12 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main("05-matmul", [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app(
+        auto app = hpclab::cli::app(
             "Lab 05: matrix multiplication kernels timed against cuBLAS SGEMM/DGEMM in the same run.\n"
             "C = A B with A n x m and B m x p, row-major. With no arguments: every kernel at 1024^3,\n"
-            "float and double.",
-            "05-matmul");
+            "float and double.");
         hpclab::cli::add_count(app, "--n", o.n, "rows of A and C", 1);
         hpclab::cli::add_count(app, "--m", o.m, "columns of A, rows of B", 1);
         hpclab::cli::add_count(app, "--p", o.p, "columns of B and C", 1);

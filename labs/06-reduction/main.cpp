@@ -116,15 +116,12 @@ int run_type(const Options& o, const char* type_name) {
         const std::string name = lab06::method_name(method);
         if (o.method != "all" && o.method != name) continue;
         hpclab::Measurement m = measurement(name);
-        try {
-            lab06::DeviceReducer<T> reducer(method, n, o.block);
-            m.seconds = hpclab::cuda::time_events([&] { reducer.sum(d_in.get(), n, d_out.get()); }, o.common.warmup,
-                                                  o.common.reps);
-        } catch (const hpclab::NotImplemented& e) {
-            std::fprintf(stderr, "%s/%s skipped: %s\n", type_name, name.c_str(), e.what());
-            ++not_implemented;
+        if (!hpclab::run_part(std::string(type_name) + "/" + name, &not_implemented, [&] {
+                lab06::DeviceReducer<T> reducer(method, n, o.block);
+                m.seconds = hpclab::cuda::time_events([&] { reducer.sum(d_in.get(), n, d_out.get()); }, o.common.warmup,
+                                                      o.common.reps);
+            }))
             continue;
-        }
         m.anchor = "cub";
         m.ratio = m.gbps() / cub_gbps;
         m.extra = {{"abs_error", check(name)}, {"vs_copy", m.gbps() / copy_gbps}};
@@ -241,15 +238,12 @@ int run(const Options& o) {
     if (o.type == "float" || o.type == "both") not_implemented += run_type<float>(o, "float");
     if (o.type == "double" || o.type == "both") not_implemented += run_type<double>(o, "double");
     if (o.method == "all" && !o.common.json) {
-        try {
+        hpclab::run_part("pi", &not_implemented, [&] {
             const std::size_t n = 1000000;
             const double dev = lab06::trapezoid_pi_device(n, o.block);
             std::printf("\npi by the trapezoid rule, n = %zu: %.16f (error %.3e; --pi for the table)\n", n, dev,
                         M_PI - dev);
-        } catch (const hpclab::NotImplemented& e) {
-            std::fprintf(stderr, "pi skipped: %s\n", e.what());
-            ++not_implemented;
-        }
+        });
     }
     return not_implemented > 0 ? 1 : 0;
 }
@@ -257,12 +251,11 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main("06-reduction", [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app(
+        auto app = hpclab::cli::app(
             "Lab 06: parallel reduction kernels, timed against CUB and a device copy.\n"
-            "With no arguments: every kernel on 2^24 floats and doubles, and pi at n = 10^6.",
-            "06-reduction");
+            "With no arguments: every kernel on 2^24 floats and doubles, and pi at n = 10^6.");
         hpclab::cli::add_count(app, "--n", o.n, "number of elements to sum", 1);
         app.add_option("--type", o.type, "element type")
             ->check(CLI::IsMember({"float", "double", "both"}))

@@ -267,12 +267,11 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main("07-coalescing", [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app(
+        auto app = hpclab::cli::app(
             "Lab 07: coalescing and bank conflicts, measured against copies in the same run.\n"
-            "With no arguments: every stage at its default size.",
-            "07-coalescing");
+            "With no arguments: every stage at its default size.");
         app.add_option("--stage", o.stage, "which stage to run")
             ->check(CLI::IsMember({"all", "copy", "transpose", "powers"}))
             ->capture_default_str();

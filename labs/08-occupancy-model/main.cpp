@@ -592,12 +592,11 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main("08-occupancy-model", [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app(
+        auto app = hpclab::cli::app(
             "Lab 08: occupancy, instruction latencies and Luo's kernel-time model.\n"
-            "--stage occupancy needs no GPU for the lecture's devices (--device c2050, k20c, p100).",
-            "08-occupancy-model");
+            "--stage occupancy needs no GPU for the lecture's devices (--device c2050, k20c, p100).");
         app.add_option("--stage", o.stage, "which stage to run")
             ->check(CLI::IsMember({"all", "occupancy", "latency", "throughput", "chase", "validate", "prefetch"}))
             ->capture_default_str();

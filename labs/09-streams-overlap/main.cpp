@@ -83,12 +83,11 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main("09-streams-overlap", [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app(
+        auto app = hpclab::cli::app(
             "Lab 09: pinned and mapped memory, streams, copy/compute pipelines scheduled by TPSM, every GPU.\n"
-            "Stages: model (TPSM on Luo's tables; no GPU), copies, zerocopy, concurrent, pipeline, devices.",
-            "09-streams-overlap");
+            "Stages: model (TPSM on Luo's tables; no GPU), copies, zerocopy, concurrent, pipeline, devices.");
         app.add_option("--stage", o.stage, "which stage to run")
             ->check(CLI::IsMember({"all", "model", "copies", "zerocopy", "concurrent", "pipeline", "devices"}))
             ->capture_default_str();

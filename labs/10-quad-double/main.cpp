@@ -335,12 +335,11 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main("10-quad-double", [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app(
+        auto app = hpclab::cli::app(
             "Lab 10: double-double and quad-double arithmetic on the GPU, checked against QD.\n"
-            "With no arguments: the lecture's demos and every benchmark at moderate sizes.",
-            "10-quad-double");
+            "With no arguments: the lecture's demos and every benchmark at moderate sizes.");
         hpclab::cli::add_count(app, "--n", o.n, "Newton: number of quad doubles", 1);
         hpclab::cli::add_count(app, "--ops-n", o.ops_n, "throughput: elements per operation", 1);
         hpclab::cli::add_count(app, "--chain", o.chain, "throughput: dependent operations per element", 1);

@@ -32,9 +32,6 @@ struct Options {
     hpclab::cli::CommonOptions common;
 };
 
-// The lab's name, as the build gives it (HPCLAB_LAB).
-extern const char* const kLab;
-
 bool is_root();
 // Where a mode's measurements go: JSON lines (--json) or its human lines,
 // from rank 0 only.

@@ -18,8 +18,6 @@ namespace lab11_driver {
 
 using namespace lab11;
 
-const char* const kLab = HPCLAB_LAB;
-
 bool is_root() { return hpclab::mpi::is_root(); }
 
 hpclab::Reporter reporter(const Options& o) { return hpclab::Reporter(o.common.json, is_root()); }
@@ -238,7 +236,8 @@ double pingpong_one_way(MPI_Comm comm, const void* buf, void* rbuf, int count, M
 
 LinearFit fit_messages(MPI_Comm comm, std::size_t max_bytes, std::vector<double>* sizes, std::vector<double>* seconds) {
     if (hpclab::mpi::size(comm) < 2)
-        throw hpclab::cli::Unavailable("the message fit needs 2 ranks: mpirun -np 2 " + std::string(kLab) + " ...");
+        throw hpclab::cli::Unavailable("the message fit needs 2 ranks: mpirun -np 2 " +
+                                       std::string(hpclab::cli::lab_name()) + " ...");
     const std::size_t max_doubles = std::max<std::size_t>(1, max_bytes / sizeof(double));
     std::vector<double> a(max_doubles, 1.0), b(max_doubles, 0.0), x, y;
     for (std::size_t k = 1; k <= max_doubles; k *= 4) {

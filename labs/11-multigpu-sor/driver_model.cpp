@@ -20,8 +20,8 @@ using namespace lab11;
 
 int run_pingpong(const Options& o) {
     if (hpclab::mpi::size() < 2)
-        throw hpclab::cli::Unavailable("the ping-pong needs 2 ranks: mpirun -np 2 " + std::string(kLab) +
-                                       " --mode pingpong");
+        throw hpclab::cli::Unavailable("the ping-pong needs 2 ranks: mpirun -np 2 " +
+                                       std::string(hpclab::cli::lab_name()) + " --mode pingpong");
     const int n = o.n ? to_grid_size(o.n) : 4096;
     // Contiguous messages of 8 B .. 8 MiB, and strided ones: k doubles, one per
     // row of a grid of width n + 2 (a column halo, as blocks would need).

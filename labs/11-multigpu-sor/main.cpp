@@ -125,14 +125,13 @@ int run_demo(const Options& o) {
 
 int main(int argc, char** argv) {
     using namespace lab11_driver;
-    return hpclab::cli::run_main(kLab, [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app(
+        auto app = hpclab::cli::app(
             "Lab 11: red-black SOR on the CPU, one GPU, and one GPU per MPI rank.\n"
             "With no arguments: the CPU methods compared on a problem with a known answer,\n"
             "the MPI strips checked against serial, and one GPU against a device copy if present.\n"
-            "Several ranks: mpirun -np 2 11-multigpu-sor --mode strips --device gpu",
-            kLab);
+            "Several ranks: mpirun -np 2 11-multigpu-sor --mode strips --device gpu");
         app.add_option("--mode", o.mode,
                        "demo | gpu (one GPU: layouts, loads) | strips (decompositions: strips, blocks, wide halos) | "
                        "scaling | pingpong")

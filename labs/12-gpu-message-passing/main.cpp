@@ -244,10 +244,9 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main("12-gpu-message-passing", [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app("Lab 12: an MPI subset among the thread blocks of one GPU, against native CUDA.",
-                     "12-gpu-message-passing");
+        auto app = hpclab::cli::app("Lab 12: an MPI subset among the thread blocks of one GPU, against native CUDA.");
         app.add_option("--bench", o.bench, "layout, pi, pingpong, stairs, misuse or all")
             ->check(CLI::IsMember({"layout", "pi", "pingpong", "stairs", "misuse", "all"}))
             ->capture_default_str();

@@ -243,12 +243,11 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main("13-mri-fhd", [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app(
+        auto app = hpclab::cli::app(
             "Lab 13: F^H d of advanced MRI reconstruction, from a CPU loop to an SFU-bound kernel.\n"
-            "Stages: cpu (the double reference, on --check-voxels voxels), then the GPU ladder.",
-            "13-mri-fhd");
+            "Stages: cpu (the double reference, on --check-voxels voxels), then the GPU ladder.");
         std::vector<std::string> stages = {"all", "cpu", "gpu"};
         for (lab13::Variant v : lab13::kAllVariants) stages.push_back(lab13::variant_name(v));
         app.add_option("--stage", o.stage, "which stage to run (all, cpu, gpu: every GPU stage, or one)")

@@ -24,8 +24,6 @@
 
 namespace {
 
-const char* const kProgram = "14-pancake-bfs";
-
 // Published facts the results are checked against.
 // Lecture 23 (MCS 572, "Disk Based Parallelism", the pancake sorting graph
 // slide and the table "how many flips to sort a stack of 11 pancakes?").
@@ -287,15 +285,12 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    hpclab::mpi::Environment env(&argc, &argv);
-    const int rank = hpclab::mpi::rank();
     Options o;
     o.spill_dir = std::filesystem::temp_directory_path().string();
-    CLI::App app(
+    auto app = hpclab::cli::app(
         "Lab 14: breadth-first search of the pancake graph over MPI ranks, with\n"
         "neighbours batched per rank and spilled to files under a memory budget.\n"
-        "Run under mpirun -np P (alone it runs as P = 1).",
-        kProgram);
+        "Run under mpirun -np P (alone it runs as P = 1).");
     hpclab::cli::add_count(app, "--n", o.n, "pancakes (2 to 20; 11 is the lecture's run)", 0);
     hpclab::cli::add_count(app, "--budget", o.budget,
                            "bytes of memory per rank for buffered neighbours, exchange buffers and bit arrays; the "
@@ -310,17 +305,8 @@ int main(int argc, char** argv) {
     o.common.reps = 1;
     o.common.warmup = 0;
     hpclab::cli::add_common(app, o.common);
-    // Every rank parses the same arguments; only rank 0 talks about them.
-    const int code = hpclab::cli::parse(app, argc, argv, rank != 0);
-    if (code >= 0) return code;
-
-    try {
-        return run(o);
-    } catch (const SameOnEveryRank& e) {
-        return hpclab::mpi::fail_on_every_rank(kProgram, e.what());
-    } catch (const std::bad_alloc&) {
-        hpclab::mpi::abort_job("out of memory (try a smaller --n or a --budget)");
-    } catch (const std::exception& e) {
-        return hpclab::mpi::fail_here(kProgram, e.what());
-    }
+    hpclab::mpi::MainHooks hooks;
+    hooks.out_of_memory = "out of memory (try a smaller --n or a --budget)";
+    return hpclab::mpi::run_main(
+        argc, argv, app, [&] { return run(o); }, hooks);
 }

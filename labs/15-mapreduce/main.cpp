@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -34,8 +35,6 @@
 #include "mapreduce.hpp"
 
 namespace {
-
-const char* const kProgram = "15-mapreduce";
 
 struct Options {
     std::string input;
@@ -482,14 +481,11 @@ std::string conflict(const CLI::App& app, const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    hpclab::mpi::Environment env(&argc, &argv);
-    const int rank = hpclab::mpi::rank();
     Options o;
-    CLI::App app(
+    auto app = hpclab::cli::app(
         "Lab 15: MapReduce on MPI: word count, inverted index, pancake BFS.\n"
         "Run under mpirun -np P (alone it runs as P = 1). With no arguments: word count\n"
-        "of an 8 MB Zipf corpus, checked against one process's std::unordered_map count.",
-        kProgram);
+        "of an 8 MB Zipf corpus, checked against one process's std::unordered_map count.");
     app.add_option("--input", o.input,
                    "the text to read, any bytes (every rank maps it; a word is a run of bytes that are not "
                    "whitespace)");
@@ -507,31 +503,29 @@ int main(int argc, char** argv) {
     app.add_option("--n", o.n, "pancakes for --job pancake (2 to 9)")->check(CLI::Range(2, 9))->capture_default_str();
     o.common.reps = 3;  // before add_common, so that --help shows it
     hpclab::cli::add_common(app, o.common);
-    // Every rank parses the same arguments; only rank 0 talks about them.
-    const int code = hpclab::cli::parse(app, argc, argv, rank != 0);
-    if (code >= 0) return code;
-    const std::string why = conflict(app, o);
-    if (!why.empty()) {
-        if (rank == 0) std::cerr << kProgram << ": error: " << why << " (see --help)\n";
-        return 2;
-    }
-
-    try {
-        return run(o);
-    } catch (const SameOnEveryRank& e) {
-        return hpclab::mpi::fail_on_every_rank(kProgram, e.what());
-    } catch (const lab15::JobFailed& e) {
-        // Every rank has it (map_reduce agrees on failures); the rank where
-        // it happened reports it.
-        if (e.origin_rank() == rank) std::cerr << kProgram << ": error: " << e.what() << "\n";
-        return 1;
-    } catch (const hpclab::NotImplemented& e) {
-        // Every rank reaches the same skeleton: rank 0 says so once.
-        if (rank == 0) std::cerr << kProgram << ": " << e.what() << "\n";
-        return 1;
-    } catch (const std::bad_alloc&) {
-        return hpclab::mpi::fail_here(kProgram, "out of memory (try a smaller --generate)");
-    } catch (const std::exception& e) {
-        return hpclab::mpi::fail_here(kProgram, e.what());
-    }
+    hpclab::mpi::MainHooks hooks;
+    hooks.out_of_memory = "out of memory (try a smaller --generate)";
+    hooks.own = [](const std::exception& e) -> std::optional<int> {
+        if (const auto* failed = dynamic_cast<const lab15::JobFailed*>(&e)) {
+            // Every rank has it (map_reduce agrees on failures); the rank
+            // where it happened reports it.
+            if (failed->origin_rank() == hpclab::mpi::rank())
+                std::cerr << hpclab::cli::lab_name() << ": error: " << e.what() << "\n";
+            return 1;
+        }
+        if (dynamic_cast<const hpclab::NotImplemented*>(&e)) {
+            // Every rank reaches the same skeleton: rank 0 says so once.
+            if (hpclab::mpi::is_root()) std::cerr << hpclab::cli::lab_name() << ": " << e.what() << "\n";
+            return 1;
+        }
+        return std::nullopt;
+    };
+    return hpclab::mpi::run_main(
+        argc, argv, app,
+        [&] {
+            const std::string why = conflict(app, o);
+            if (!why.empty()) throw hpclab::cli::UsageError(why);
+            return run(o);
+        },
+        hooks);
 }

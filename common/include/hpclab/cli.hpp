@@ -23,6 +23,13 @@ public:
 };
 constexpr int kExitUnavailable = 77;
 
+// A usage error found after the parse (options that conflict): run_main
+// prints "<program>: error: <what> (see --help)", as the parse does, exit 2.
+class UsageError : public std::invalid_argument {
+public:
+    explicit UsageError(const std::string& what) : std::invalid_argument(what) {}
+};
+
 // Options every driver shares.
 struct CommonOptions {
     bool json = false;              // one JSON object per measurement on stdout
@@ -69,6 +76,17 @@ inline void fail_if(bool bad, const std::string& message) {
 // stderr and exit code 1 (Unavailable: exit code 77), so bad input never
 // ends in a crash or core dump.
 int run_main(const std::string& program, const std::function<int()>& body);
+
+// A lab's name comes from its build (labs/meson.build defines HPCLAB_LAB for
+// every target of a lab), so no driver spells it. Outside a lab target these
+// are not declared, and a driver that uses them does not compile.
+#ifdef HPCLAB_LAB
+inline const char* lab_name() { return HPCLAB_LAB; }
+// The driver's command line, named after its lab.
+inline CLI::App app(const std::string& description) { return CLI::App(description, lab_name()); }
+// run_main with the lab's name.
+inline int run_main(const std::function<int()>& body) { return run_main(lab_name(), body); }
+#endif
 
 }  // namespace cli
 }  // namespace hpclab

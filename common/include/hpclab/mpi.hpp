@@ -5,12 +5,19 @@
 
 #include <mpi.h>
 
+#include <exception>
+#include <functional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "hpclab/timed.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace hpclab {
 namespace mpi {
@@ -47,6 +54,29 @@ int fail_on_every_rank(const std::string& program, const std::string& message);
 // return 1; with other ranks, which may wait in a collective for this one,
 // abort_job (one message, the whole job down, never a hang).
 int fail_here(const std::string& program, const std::string& message);
+
+// What a lab adds to run_main's error ladder.
+struct MainHooks {
+    // The message when memory runs out, with the option that makes it smaller.
+    std::string out_of_memory = "out of memory (try a smaller size)";
+    // A lab's own exception type, tried first: the exit code when `own`
+    // knows the exception, nullopt to let the ladder go on. For an error
+    // every rank has but only one rank should report (lab 02's BadInput).
+    std::function<std::optional<int>(const std::exception&)> own;
+};
+
+// The whole main() of an MPI driver: starts MPI (Environment), parses argv
+// into `app` on every rank with only rank 0 printing help and usage errors,
+// runs `body`, and turns what it throws into one message and an exit code:
+//   MainHooks::own                  whatever it returns;
+//   SameOnEveryRank                 rank 0 prints it, every rank returns 1;
+//   cli::UsageError (every rank)    rank 0 prints it with "(see --help)", 2;
+//   std::bad_alloc                  fail_here(out_of_memory);
+//   any other exception             fail_here(what);
+//   anything else                   fail_here("unknown exception").
+// Messages begin "<app's name>: error: ". Objects `body` made are gone
+// before MPI is finalized.
+int run_main(int argc, char** argv, CLI::App& app, const std::function<int()>& body, const MainHooks& hooks = {});
 
 [[noreturn]] void throw_or_abort(int code, const char* call, const char* file, int line);
 

@@ -94,9 +94,9 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main(HPCLAB_LAB, [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app("Lab LABNUM: an inclusive scan, timed against std::inclusive_scan.", HPCLAB_LAB);
+        auto app = hpclab::cli::app("Lab LABNUM: an inclusive scan, timed against std::inclusive_scan.");
         hpclab::cli::add_count(app, "--n", o.n, "number of 64-bit integers to scan", 1);
         hpclab::cli::add_common(app, o.common);
         const int code = hpclab::cli::parse(app, argc, argv);

@@ -83,9 +83,9 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    return hpclab::cli::run_main(HPCLAB_LAB, [&] {
+    return hpclab::cli::run_main([&] {
         Options o;
-        CLI::App app("Lab LABNUM: a SAXPY kernel, timed against a device-to-device copy.", HPCLAB_LAB);
+        auto app = hpclab::cli::app("Lab LABNUM: a SAXPY kernel, timed against a device-to-device copy.");
         hpclab::cli::add_count(app, "--n", o.n, "number of floats", 1);
         app.add_option("--block", o.block, "threads per block")->check(CLI::Range(32, 1024))->capture_default_str();
         hpclab::cli::add_common(app, o.common);

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <new>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -80,21 +79,14 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    hpclab::mpi::Environment env(&argc, &argv);
     Options o;
-    CLI::App app("Lab LABNUM: a prefix sum over MPI ranks (run under mpirun -np P).", HPCLAB_LAB);
+    auto app = hpclab::cli::app("Lab LABNUM: a prefix sum over MPI ranks (run under mpirun -np P).");
     hpclab::cli::add_count(app, "--n", o.n, "number of 64-bit integers in all", 1);
     hpclab::cli::add_common(app, o.common);
-    // Every rank parses the same arguments; only rank 0 talks about them.
-    const int code = hpclab::cli::parse(app, argc, argv, hpclab::mpi::rank() != 0);
-    if (code >= 0) return code;
-    try {
-        return run(o);
-    } catch (const hpclab::mpi::SameOnEveryRank& e) {
-        return hpclab::mpi::fail_on_every_rank(HPCLAB_LAB, e.what());
-    } catch (const std::bad_alloc&) {
-        hpclab::mpi::abort_job("out of memory (try a smaller --n)");
-    } catch (const std::exception& e) {
-        return hpclab::mpi::fail_here(HPCLAB_LAB, e.what());
-    }
+    // Starts MPI, parses on every rank (rank 0 prints), and turns errors
+    // into one message: SameOnEveryRank from rank 0, any other from its rank.
+    hpclab::mpi::MainHooks hooks;
+    hooks.out_of_memory = "out of memory (try a smaller --n)";
+    return hpclab::mpi::run_main(
+        argc, argv, app, [&] { return run(o); }, hooks);
 }
