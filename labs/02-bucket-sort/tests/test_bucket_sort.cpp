@@ -19,6 +19,7 @@
 #include <string>
 
 #include "bucket_sort.hpp"
+#include "bucket_test_util.hpp"
 #include "hpclab/check.hpp"
 #include "hpclab/data.hpp"
 #include "hpclab/judged.hpp"
@@ -114,10 +115,7 @@ void check_root_distributes(const std::vector<double>& input) {
 // Run the fan-out version with rank r holding block r of `input`.
 void check_fan_out(const std::vector<double>& input) {
     const int p = world_size(), rank = world_rank();
-    const std::size_t first = lab02::block_first(input.size(), rank, p);
-    const std::vector<double> local(
-        input.begin() + static_cast<std::ptrdiff_t>(first),
-        input.begin() + static_cast<std::ptrdiff_t>(first + lab02::block_size(input.size(), rank, p)));
+    const std::vector<double> local = lab02_test::block_of(input, rank, p);
     const auto mine =
         on_every_rank(MPI_COMM_WORLD, [&] { return HPCLAB_VALUE(lab02::sort_fan_out(local, MPI_COMM_WORLD)); });
     // Sorted here (NaN included: hpclab/check.hpp); that the buckets hold
@@ -321,10 +319,7 @@ TEST(BothVersions, AgreeWithEachOther) {
         return HPCLAB_VALUE(lab02::sort_root_distributes(world_rank() == 0 ? v : none, MPI_COMM_WORLD));
     });
     const int p = world_size(), rank = world_rank();
-    const std::size_t first = lab02::block_first(w.size(), rank, p);
-    const std::vector<double> local(
-        w.begin() + static_cast<std::ptrdiff_t>(first),
-        w.begin() + static_cast<std::ptrdiff_t>(first + lab02::block_size(w.size(), rank, p)));
+    const std::vector<double> local = lab02_test::block_of(w, rank, p);
     const auto fan = gather_on_root(
         on_every_rank(MPI_COMM_WORLD, [&] { return HPCLAB_VALUE(lab02::sort_fan_out(local, MPI_COMM_WORLD)); }));
     if (rank == 0) {
@@ -357,10 +352,7 @@ TEST(Report, EachRankCountsWhatItSorted) {
     EXPECT_EQ(sum_over_ranks(report.my_bucket), static_cast<long long>(input.size()));
     EXPECT_GE(report.compute_seconds, 0.0);
     EXPECT_GE(report.communicate_seconds, 0.0);
-    const std::size_t first = lab02::block_first(input.size(), rank, p);
-    const std::vector<double> local(
-        input.begin() + static_cast<std::ptrdiff_t>(first),
-        input.begin() + static_cast<std::ptrdiff_t>(first + lab02::block_size(input.size(), rank, p)));
+    const std::vector<double> local = lab02_test::block_of(input, rank, p);
     lab02::SortReport fan;
     const auto mine = on_every_rank(MPI_COMM_WORLD, [&] {
         return HPCLAB_CALL([&] { return lab02::sort_fan_out(local, MPI_COMM_WORLD, &fan); }, fan);

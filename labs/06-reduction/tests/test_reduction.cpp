@@ -24,6 +24,7 @@
 #include "hpclab/gtest_gpu.hpp"
 #include "hpclab/judged.hpp"
 #include "reduction.hpp"
+#include "trapezoid_terms.hpp"
 
 namespace {
 
@@ -54,15 +55,8 @@ double reference_sum(const T* x, std::size_t n) {
 }
 
 double host_trapezoid_pi(std::size_t intervals) {
-    const double n = static_cast<double>(intervals);
-    std::vector<double> f(intervals + 1);
-    for (std::size_t i = 0; i <= intervals; ++i) {
-        const double x = static_cast<double>(i) / n;
-        f[i] = std::sqrt((1.0 - x) * (1.0 + x));
-    }
-    f.front() *= 0.5;
-    f.back() *= 0.5;
-    return 4.0 * reference_sum(f.data(), f.size()) / n;
+    const std::vector<double> f = lab06_test::trapezoid_pi_terms(intervals);
+    return 4.0 * reference_sum(f.data(), f.size()) / static_cast<double>(intervals);
 }
 
 std::vector<double> one_to_n(std::size_t n) {

@@ -17,6 +17,7 @@
 #include <qd/dd_real.h>
 #include <qd/qd_real.h>
 
+#include "eft_test_util.hpp"
 #include "hpclab/check.hpp"
 #include "hpclab/data.hpp"
 #include "hpclab/judged.hpp"
@@ -34,17 +35,9 @@ using namespace lab10;
 
 constexpr int kRandomCount = 100000;
 
-// A result and its error term (two_sum, quick_two_sum, two_prod).
-using Pair = std::array<double, 2>;
-
-// f(0), ..., f(n-1) as a vector: the body of one judged call over a whole loop.
-template <class F>
-auto each(std::size_t n, F f) {
-    std::vector<decltype(f(std::size_t(0)))> out;
-    out.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) out.push_back(f(i));
-    return out;
-}
+using lab10_test::each;
+using lab10_test::judged_eft;
+using lab10_test::Pair;
 
 TEST(Eft, TwoSumIsExact) {
     hpclab::Rng rng(1);
@@ -54,13 +47,7 @@ TEST(Eft, TwoSumIsExact) {
         a[i] = random_qd(rng, 60).v.x;
         b[i] = random_qd(rng, 60).v.x;
     }
-    const auto got = HPCLAB_CALL([&] {
-        return each(n, [&](std::size_t i) {
-            double err;
-            const double s = two_sum(a[i], b[i], err);
-            return Pair{s, err};
-        });
-    });
+    const auto got = judged_eft(a, b, [](double x, double y, double& e) { return two_sum(x, y, e); });
     ASSERT_EQ(got.size(), n);
     for (std::size_t i = 0; i < n; ++i) {
         double qerr;
@@ -80,13 +67,7 @@ TEST(Eft, QuickTwoSumIsExactWhenOrdered) {
         b[i] = random_qd(rng, 60).v.x;
         if (std::fabs(a[i]) < std::fabs(b[i])) std::swap(a[i], b[i]);
     }
-    const auto got = HPCLAB_CALL([&] {
-        return each(n, [&](std::size_t i) {
-            double err;
-            const double s = quick_two_sum(a[i], b[i], err);
-            return Pair{s, err};
-        });
-    });
+    const auto got = judged_eft(a, b, [](double x, double y, double& e) { return quick_two_sum(x, y, e); });
     ASSERT_EQ(got.size(), n);
     for (std::size_t i = 0; i < n; ++i) {
         double qerr;
@@ -106,13 +87,7 @@ TEST(Eft, TwoProdIsExact) {
         a[i] = random_qd(rng, 300).v.x;
         b[i] = random_qd(rng, 300).v.x;
     }
-    const auto got = HPCLAB_CALL([&] {
-        return each(n, [&](std::size_t i) {
-            double err;
-            const double p = two_prod(a[i], b[i], err);
-            return Pair{p, err};
-        });
-    });
+    const auto got = judged_eft(a, b, [](double x, double y, double& e) { return two_prod(x, y, e); });
     ASSERT_EQ(got.size(), n);
     for (std::size_t i = 0; i < n; ++i) {
         double qerr;

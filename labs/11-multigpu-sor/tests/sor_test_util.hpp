@@ -82,14 +82,14 @@ inline std::pair<int, std::vector<int>> cart_map(const lab11::BlockComm& bc, int
 
 // ---- grids ------------------------------------------------------------------
 
-// Problem `kind` with the interior filled by seeded uniform values in [-1, 1)
-// (boundary exact), restricted to rows [first, first + rows). The values
-// depend on the global position only, so every rank's strip agrees.
-inline lab11::Strip random_start(lab11::ProblemKind kind, int n, int first = 1, int rows = -1,
-                                 std::uint64_t seed = 11) {
+// Problem `kind` with the interior filled by seeded uniform values in
+// [lo, hi) (boundary exact), restricted to rows [first, first + rows). The
+// values depend on the global position only, so every rank's strip agrees.
+inline lab11::Strip random_start(lab11::ProblemKind kind, int n, int first = 1, int rows = -1, std::uint64_t seed = 11,
+                                 double lo = -1.0, double hi = 1.0) {
     if (rows < 0) rows = n;
     lab11::Strip s = lab11::make_problem(kind, n, first, rows);
-    const std::vector<double> values = hpclab::uniform_doubles(static_cast<std::size_t>(n) * n, seed, -1.0, 1.0);
+    const std::vector<double> values = hpclab::uniform_doubles(static_cast<std::size_t>(n) * n, seed, lo, hi);
     for (int li = 0; li < rows + 2; ++li) {
         const int i = s.global_row(li);
         if (i < 1 || i > n) continue;
@@ -125,6 +125,29 @@ inline ::testing::AssertionResult same_size_on_every_rank(std::size_t got, std::
     if (everywhere) return ::testing::AssertionSuccess();
     if (!here) return ::testing::AssertionFailure() << "the grid has " << got << " values instead of " << want;
     return ::testing::AssertionFailure() << "the grid of another rank changed size";
+}
+
+// `sweeps` MPI red-black sweeps of this rank's strip, as one judged call
+// (its output: mine.u).
+inline void judged_strip_sweeps(const lab11::StripComm& sc, lab11::Strip& mine, double omega, int sweeps) {
+    HPCLAB_CALL(
+        [&] {
+            for (int k = 0; k < sweeps; ++k) lab11::mpi_red_black_sweep(sc, mine, omega);
+        },
+        mine.u);
+}
+
+// `sweeps` MPI red-black sweeps of this rank's block, as one judged call (its
+// output: b.u); then, collectively, whether every rank's block kept its size.
+inline ::testing::AssertionResult judged_block_sweeps(const lab11::BlockComm& bc, lab11::Block& b, double omega,
+                                                      int sweeps) {
+    const std::size_t size = b.u.size();
+    HPCLAB_CALL(
+        [&] {
+            for (int k = 0; k < sweeps; ++k) lab11::mpi_block_red_black_sweep(bc, b, omega);
+        },
+        b.u);
+    return same_size_on_every_rank(b.u.size(), size);
 }
 
 // A rank's part of the (n+2) x (n+2) grid: global rows [row, row + rows) x

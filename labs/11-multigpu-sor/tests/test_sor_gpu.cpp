@@ -25,13 +25,16 @@
 #include "peer_expectation.hpp"
 #include "sor.hpp"
 #include "sor_gpu.hpp"
+#include "sor_gpu_test_util.hpp"
 #include "sor_peer.hpp"
 #include "sor_test_util.hpp"
 
 using namespace lab11;
 using lab11_test::gathered_blocks_equal;
 using lab11_test::gathered_strips_equal;
+using lab11_test::gpu_sweeps;
 using lab11_test::peer_exchange_expected;
+using lab11_test::pick_gpu;
 using lab11_test::random_start;
 using lab11_test::reference_colour;
 using lab11_test::reference_residual_norm;
@@ -41,23 +44,6 @@ using lab11_test::same_bits;
 using lab11_test::same_size_on_every_rank;
 
 namespace {
-
-// Each rank on its node-local GPU (several ranks may share one). Asked in
-// every test: the judge runs all tests in one process and must replay the
-// same calls as each test's own recording process made.
-void pick_gpu() { HPCLAB_VALUE(select_local_gpu(MPI_COMM_WORLD)); }
-
-// Upload `start` in `layout` with `loads`, `sweeps` GPU sweeps, download: the grid.
-std::vector<double> gpu_sweeps(const Strip& start, Layout layout, Loads loads, double omega, int sweeps) {
-    return HPCLAB_CALL([&] {
-        DeviceStrip d = upload(start, layout);
-        set_loads(d, loads);
-        for (int k = 0; k < sweeps; ++k) gpu_red_black_sweep(d, omega);
-        Strip got = start;
-        download(d, got);
-        return got.u;
-    });
-}
 
 void expect_layout_matches_cpu(Layout layout, int n, int sweeps, std::uint64_t seed) {
     const Strip s = random_start(ProblemKind::PoissonSine, n, 1, n, seed);

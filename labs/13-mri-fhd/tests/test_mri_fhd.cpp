@@ -17,6 +17,7 @@
 
 #include "device_data.hpp"
 #include "fhd.hpp"
+#include "fhd_expect.hpp"
 #include "fhd_judged.hpp"
 #include "fhd_reference.hpp"
 #include "hpclab/data.hpp"
@@ -47,21 +48,7 @@ KSpace scan_kspace(std::size_t m, std::size_t side, std::uint64_t seed) {
 
 using lab13::testing::gpu_fhd;
 
-// Every voxel (r at [v], i at [n + v]) within its bound of the exact sums.
-void expect_within_bound(const std::vector<float>& out, const KSpace& k, const Grid& g, Arithmetic a,
-                         const std::string& what) {
-    const std::size_t n = g.size();
-    ASSERT_EQ(out.size(), 2 * n) << what;
-    int reported = 0;
-    for (std::size_t v = 0; v < n; ++v) {
-        const auto e = lab13::testing::expected_at(k, g, v, a);
-        const double dr = std::fabs(out[v] - e.r), di = std::fabs(out[n + v] - e.i);
-        if (!(dr <= e.bound && di <= e.bound) && reported++ < 5) {
-            ADD_FAILURE() << what << ": voxel " << v << " of " << n << ": got (" << out[v] << ", " << out[n + v]
-                          << "), exact (" << e.r << ", " << e.i << "), error bound " << e.bound;
-        }
-    }
-}
+using lab13::testing::expect_within_bound;
 
 // ---- stage 1: mu and the CPU reference -----------------------------------------
 

@@ -218,6 +218,18 @@ inline lab15::JobReport check_word_count(const std::string& text, bool combiner,
     return sum;
 }
 
+// Inverted index of `text` (every rank has it) with the student's job,
+// checked against the trusted single-process index.
+inline void check_inverted_index(const std::string& text, MPI_Comm comm = MPI_COMM_WORLD) {
+    const auto mine =
+        on_every_rank(comm, [&] { return HPCLAB_VALUE(lab15::run_text_job(lab15::inverted_index_job(), text, comm)); });
+    expect_owned_and_sorted(mine, comm);
+    const auto all = gathered_sorted(mine, comm);
+    if (hpclab::mpi::rank(comm) == 0) {
+        EXPECT_TRUE(all == reference_index(text)) << "the index differs from one process's";
+    }
+}
+
 // What reduce is handed in word count of `text`: the student's map and
 // combiner, and a reduce that emits each value it receives, so that the
 // output is what the shuffle delivered; every rank's on rank 0, sorted.

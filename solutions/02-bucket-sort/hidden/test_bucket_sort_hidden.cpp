@@ -16,6 +16,7 @@
 #include "hpclab/judged.hpp"
 #include "hpclab/mpi.hpp"
 #include "hpclab/mpi_testing.hpp"
+#include "tests/bucket_test_util.hpp"
 
 namespace {
 
@@ -53,10 +54,7 @@ void check_both(const std::vector<double>& input, MPI_Comm comm) {
     const std::vector<double> none;
     const auto root =
         on_every_rank(comm, [&] { return HPCLAB_VALUE(lab02::sort_root_distributes(rank == 0 ? input : none, comm)); });
-    const std::size_t first = lab02::block_first(fan_input.size(), rank, p);
-    const std::vector<double> local(
-        fan_input.begin() + static_cast<std::ptrdiff_t>(first),
-        fan_input.begin() + static_cast<std::ptrdiff_t>(first + lab02::block_size(fan_input.size(), rank, p)));
+    const std::vector<double> local = lab02_test::block_of(fan_input, rank, p);
     const auto fan =
         gather_on_root(on_every_rank(comm, [&] { return HPCLAB_VALUE(lab02::sort_fan_out(local, comm)); }), comm);
     if (rank == 0) {
@@ -101,10 +99,7 @@ TEST(Hidden, RepeatedCallsOnFreshData) {
     for (int k = 0; k < 3; ++k) {
         const auto v =
             hpclab::uniform_doubles(2000 + 7 * static_cast<std::size_t>(k), 77 + static_cast<std::uint64_t>(k));
-        const std::size_t first = lab02::block_first(v.size(), rank, p);
-        const std::vector<double> local(
-            v.begin() + static_cast<std::ptrdiff_t>(first),
-            v.begin() + static_cast<std::ptrdiff_t>(first + lab02::block_size(v.size(), rank, p)));
+        const std::vector<double> local = lab02_test::block_of(v, rank, p);
         const auto mine =
             on_every_rank(MPI_COMM_WORLD, [&] { return HPCLAB_VALUE(lab02::sort_fan_out(local, MPI_COMM_WORLD)); });
         const auto all = gather_on_root(mine, MPI_COMM_WORLD);

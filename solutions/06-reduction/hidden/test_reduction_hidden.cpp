@@ -16,6 +16,7 @@
 #include "hpclab/gtest_gpu.hpp"
 #include "hpclab/judged.hpp"
 #include "reduction.hpp"
+#include "tests/trapezoid_terms.hpp"
 
 namespace {
 
@@ -28,6 +29,20 @@ double device_sum_at(Method m, const std::vector<T>& x, std::size_t offset, std:
         d.copy_from_host(x.data(), x.size());
         lab06::DeviceReducer<T> reducer(m, n, block);
         return static_cast<double>(reducer.sum_to_host(d.get() + offset, n));
+    });
+}
+
+// One judged call: one reducer sized for all of `x` sums its first n
+// elements for each n of `sizes` in turn (a reducer reused across sizes).
+template <class T>
+std::vector<T> judged_prefix_sums(Method m, const std::vector<T>& x, const std::vector<std::size_t>& sizes, int block) {
+    return HPCLAB_CALL([&] {
+        hpclab::cuda::DeviceBuffer<T> d(x.size());
+        d.copy_from_host(x.data(), x.size());
+        lab06::DeviceReducer<T> reducer(m, x.size(), block);
+        std::vector<T> sums;
+        for (std::size_t n : sizes) sums.push_back(reducer.sum_to_host(d.get(), n));
+        return sums;
     });
 }
 
@@ -46,15 +61,8 @@ double reference_sum(const double* x, std::size_t n) {
 // The trapezoid rule for pi, summed with compensation (the student's
 // trapezoid_pi_host is tested apart, in HiddenHost).
 double host_trapezoid_pi(std::size_t intervals) {
-    const double n = static_cast<double>(intervals);
-    std::vector<double> f(intervals + 1);
-    for (std::size_t i = 0; i <= intervals; ++i) {
-        const double x = static_cast<double>(i) / n;
-        f[i] = std::sqrt((1.0 - x) * (1.0 + x));
-    }
-    f.front() *= 0.5;
-    f.back() *= 0.5;
-    return 4.0 * reference_sum(f.data(), f.size()) / n;
+    const std::vector<double> f = lab06_test::trapezoid_pi_terms(intervals);
+    return 4.0 * reference_sum(f.data(), f.size()) / static_cast<double>(intervals);
 }
 
 class Hidden : public ::testing::TestWithParam<Method> {};
@@ -94,14 +102,7 @@ TEST_P(Hidden, AroundEveryPowerOfTwo) {
         }
     }
     // One judged call: one reducer sums every prefix.
-    const std::vector<float> got = HPCLAB_CALL([&] {
-        hpclab::cuda::DeviceBuffer<float> d(x.size());
-        d.copy_from_host(x.data(), x.size());
-        lab06::DeviceReducer<float> reducer(GetParam(), x.size(), 128);
-        std::vector<float> sums;
-        for (std::size_t n : sizes) sums.push_back(reducer.sum_to_host(d.get(), n));
-        return sums;
-    });
+    const std::vector<float> got = judged_prefix_sums(GetParam(), x, sizes, 128);
     ASSERT_EQ(got.size(), sizes.size());
     for (std::size_t j = 0; j < sizes.size(); ++j) {
         const std::size_t n = sizes[j];
@@ -132,14 +133,7 @@ TEST_P(Hidden, ReducerReusedAcrossSizes) {
     std::iota(x.begin(), x.end(), 1.0);
     const std::vector<std::size_t> sizes = {1000000u, 17u, 0u, 999999u, 1u, 1000000u};
     // One judged call: one reducer, every size in turn.
-    const std::vector<double> got = HPCLAB_CALL([&] {
-        hpclab::cuda::DeviceBuffer<double> d(x.size());
-        d.copy_from_host(x.data(), x.size());
-        lab06::DeviceReducer<double> reducer(GetParam(), x.size(), 512);
-        std::vector<double> sums;
-        for (std::size_t n : sizes) sums.push_back(reducer.sum_to_host(d.get(), n));
-        return sums;
-    });
+    const std::vector<double> got = judged_prefix_sums(GetParam(), x, sizes, 512);
     ASSERT_EQ(got.size(), sizes.size());
     for (std::size_t j = 0; j < sizes.size(); ++j) {
         const std::size_t n = sizes[j];

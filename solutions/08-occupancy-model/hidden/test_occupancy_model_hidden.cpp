@@ -16,6 +16,7 @@
 #include "hpclab/judged.hpp"
 #include "occupancy.hpp"
 #include "probe_kernels.hpp"
+#include "tests/occupancy_api.hpp"
 #include "time_model.hpp"
 
 namespace {
@@ -187,20 +188,11 @@ TEST(HiddenGpu, RandomProbeConfigurations) {
         k.static_shared = std::int64_t(attr.sharedSizeBytes);
         k.dynamic_shared = rng.uniform_int(0, 48 * 1024 - k.static_shared);
         k.max_dynamic_shared = attr.maxDynamicSharedSizeBytes;
-        int blocks = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, p.function, k.threads_per_block,
-                                                          std::size_t(k.dynamic_shared)) != cudaSuccess) {
-            (void)cudaGetLastError();
-            blocks = 0;
-        }
         cases.push_back(k);
-        expected.push_back(blocks);
+        expected.push_back(
+            lab08_test::runtime_blocks_per_sm(p.function, k.threads_per_block, std::size_t(k.dynamic_shared)));
     }
-    const auto got = HPCLAB_CALL([&] {
-        std::vector<int> blocks;
-        for (const auto& k : cases) blocks.push_back(lab08::occupancy(d, k).blocks_per_sm);
-        return blocks;
-    });
+    const auto got = lab08_test::judged_blocks_per_sm(d, cases);
     ASSERT_EQ(got.size(), expected.size());
     for (std::size_t i = 0; i < got.size(); ++i)
         EXPECT_EQ(got[i], expected[i]) << cases[i].threads_per_block << " threads, " << cases[i].registers_per_thread

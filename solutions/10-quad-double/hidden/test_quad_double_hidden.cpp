@@ -21,22 +21,15 @@
 #include "md_operators.hpp"
 #include "qd_reference.hpp"
 #include "quad_double.hpp"
+#include "tests/eft_test_util.hpp"
 
 namespace {
 
 using namespace lab10;
 
-// A result and its error term (two_sum, two_prod).
-using Pair = std::array<double, 2>;
-
-// f(0), ..., f(n-1) as a vector: the body of one judged call over a whole loop.
-template <class F>
-auto each(std::size_t n, F f) {
-    std::vector<decltype(f(std::size_t(0)))> out;
-    out.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) out.push_back(f(i));
-    return out;
-}
+using lab10_test::each;
+using lab10_test::judged_eft;
+using lab10_test::Pair;
 
 TEST(Hidden, EftAtExtremes) {
     const double big[] = {0x1.fffffffffffffp1000, 0x1.123456789abcdp900, -0x1.5p1020};
@@ -52,13 +45,7 @@ TEST(Hidden, EftAtExtremes) {
         xs.push_back(ys[i]);  // |a| < |b| order: two_sum must not care
         ys.push_back(xs[i]);
     }
-    const auto sums = HPCLAB_CALL([&] {
-        return each(xs.size(), [&](std::size_t i) {
-            double e;
-            const double s = two_sum(xs[i], ys[i], e);
-            return Pair{s, e};
-        });
-    });
+    const auto sums = judged_eft(xs, ys, [](double x, double y, double& e) { return two_sum(x, y, e); });
     ASSERT_EQ(sums.size(), xs.size());
     for (std::size_t i = 0; i < xs.size(); ++i) {
         double qe;
@@ -73,13 +60,7 @@ TEST(Hidden, EftAtExtremes) {
         a[i] = std::ldexp(1.0 + rng.uniform01(), static_cast<int>(rng.uniform_int(-480, 480)));
         b[i] = std::ldexp(1.0 + rng.uniform01(), static_cast<int>(rng.uniform_int(-480, 480)));
     }
-    const auto prods = HPCLAB_CALL([&] {
-        return each(n, [&](std::size_t i) {
-            double e;
-            const double p = two_prod(a[i], b[i], e);
-            return Pair{p, e};
-        });
-    });
+    const auto prods = judged_eft(a, b, [](double x, double y, double& e) { return two_prod(x, y, e); });
     ASSERT_EQ(prods.size(), n);
     for (std::size_t i = 0; i < n; ++i) {
         double qe;

@@ -24,11 +24,14 @@
 #include "sor_gpu.hpp"
 #include "sor_peer.hpp"
 #include "tests/peer_expectation.hpp"
+#include "tests/sor_gpu_test_util.hpp"
 #include "tests/sor_test_util.hpp"
 
 using namespace lab11;
 using lab11_test::gathered_blocks_equal;
 using lab11_test::gathered_strips_equal;
+using lab11_test::gpu_sweeps;
+using lab11_test::pick_gpu;
 using lab11_test::reference_method_solve;
 using lab11_test::reference_solve;
 using lab11_test::reference_sweeps;
@@ -37,39 +40,15 @@ using lab11_test::strip_rank;
 
 namespace {
 
+// The visible tests' random start, with other seeds and values in [-2, 2).
 Strip random_start(ProblemKind kind, int n, int first = 1, int rows = -1, std::uint64_t seed = 77) {
-    if (rows < 0) rows = n;
-    Strip s = make_problem(kind, n, first, rows);
-    const std::vector<double> v = hpclab::uniform_doubles(static_cast<std::size_t>(n) * n, seed, -2.0, 2.0);
-    for (int li = 0; li < rows + 2; ++li) {
-        const int i = s.global_row(li);
-        if (i < 1 || i > n) continue;
-        for (int j = 1; j <= n; ++j) s.at(li, j) = v[static_cast<std::size_t>(i - 1) * n + (j - 1)];
-    }
-    return s;
+    return lab11_test::random_start(kind, n, first, rows, seed, -2.0, 2.0);
 }
 
 ::testing::AssertionResult same_bits(const std::vector<double>& a, const std::vector<double>& b) {
     const auto rep = hpclab::compare_arrays(a, b, hpclab::Tolerance::exact());
     if (rep.ok()) return ::testing::AssertionSuccess();
     return ::testing::AssertionFailure() << rep.describe("u");
-}
-
-// Asked in every test: the judge runs all tests in one process and must
-// replay the calls each test's own recording process made.
-void pick_gpu() { HPCLAB_VALUE(select_local_gpu(MPI_COMM_WORLD)); }
-
-// Upload `start` in `layout` with `loads`, `sweeps` GPU sweeps, download:
-// the grid, from one judged call.
-std::vector<double> gpu_sweeps(const Strip& start, Layout layout, Loads loads, double omega, int sweeps) {
-    return HPCLAB_CALL([&] {
-        DeviceStrip d = upload(start, layout);
-        set_loads(d, loads);
-        for (int k = 0; k < sweeps; ++k) gpu_red_black_sweep(d, omega);
-        Strip got = start;
-        download(d, got);
-        return got.u;
-    });
 }
 
 }  // namespace
@@ -82,11 +61,7 @@ TEST(Hidden, OddSizesAndUnevenStripsStayBitwiseEqual) {
         Strip mine = random_start(ProblemKind::PoissonSine, n, sc.range().first, sc.range().rows);
         reference_sweeps(serial, 1.93, 13);
         const std::size_t size = mine.u.size();
-        HPCLAB_CALL(
-            [&] {
-                for (int k = 0; k < 13; ++k) mpi_red_black_sweep(sc, mine, 1.93);
-            },
-            mine.u);
+        lab11_test::judged_strip_sweeps(sc, mine, 1.93, 13);
         ASSERT_TRUE(same_size_on_every_rank(mine.u.size(), size));
         EXPECT_TRUE(gathered_strips_equal(mine, serial)) << "n = " << n << " on " << p << " ranks";
     }
@@ -98,13 +73,7 @@ TEST(Hidden, BlocksOnOddSizesStayBitwiseEqual) {
         Strip serial = random_start(ProblemKind::LaplaceHarmonic, n);
         Block b = cut_block(serial, bc.rows(), bc.cols());
         reference_sweeps(serial, 1.6, 15);
-        const std::size_t size = b.u.size();
-        HPCLAB_CALL(
-            [&] {
-                for (int k = 0; k < 15; ++k) mpi_block_red_black_sweep(bc, b, 1.6);
-            },
-            b.u);
-        ASSERT_TRUE(same_size_on_every_rank(b.u.size(), size));
+        ASSERT_TRUE(lab11_test::judged_block_sweeps(bc, b, 1.6, 15));
         EXPECT_TRUE(gathered_blocks_equal(b, serial)) << "n = " << n;
     }
 }

@@ -16,6 +16,7 @@
 #include "hpclab/gtest_gpu.hpp"
 #include "hpclab/judged.hpp"
 #include "scan_data.hpp"
+#include "tests/fhd_expect.hpp"
 #include "tests/fhd_judged.hpp"
 #include "tests/fhd_reference.hpp"
 
@@ -39,21 +40,7 @@ KSpace random_kspace(std::size_t m, double kmax, std::uint64_t seed) {
     return k;
 }
 
-template <class T>
-void expect_all_within(const std::vector<T>& out, const KSpace& k, const Grid& g, lab13::testing::Arithmetic a,
-                       const std::string& what) {
-    const std::size_t n = g.size();
-    ASSERT_EQ(out.size(), 2 * n) << what;
-    int reported = 0;
-    for (std::size_t v = 0; v < n; ++v) {
-        const auto e = lab13::testing::expected_at(k, g, v, a);
-        const bool ok = std::fabs(double(out[v]) - e.r) <= e.bound && std::fabs(double(out[n + v]) - e.i) <= e.bound;
-        if (!ok && reported++ < 5) {
-            ADD_FAILURE() << what << ": voxel " << v << ": got (" << out[v] << ", " << out[n + v] << "), exact (" << e.r
-                          << ", " << e.i << "), bound " << e.bound;
-        }
-    }
-}
+using lab13::testing::expect_within_bound;
 
 TEST(HiddenCpu, LongThinGridAndRandomKSpace) {
     const KSpace k = random_kspace(123, 40, 91301);
@@ -64,7 +51,7 @@ TEST(HiddenCpu, LongThinGridAndRandomKSpace) {
         r.insert(r.end(), i.begin(), i.end());
         return r;
     });
-    expect_all_within(out, k, g, lab13::testing::Arithmetic::dbl, "fhd_cpu");
+    expect_within_bound(out, k, g, lab13::testing::Arithmetic::dbl, "fhd_cpu");
 }
 
 class HiddenStage : public ::testing::TestWithParam<Variant> {};
@@ -79,8 +66,8 @@ TEST_P(HiddenStage, SampleCountsAtTheChunkEdges) {
     for (std::size_t m : {cap, cap + 1, 2 * cap + 1}) {
         if (v == Variant::atomic && m > cap) continue;  // slow, and the atomic stage does not chunk
         const KSpace k = random_kspace(m, 20, 91310 + m);
-        expect_all_within(gpu_fhd(v, k, g, 0), k, g, lab13::testing::arithmetic_of(v),
-                          std::string(lab13::variant_name(v)) + ", M = " + std::to_string(m));
+        expect_within_bound(gpu_fhd(v, k, g, 0), k, g, lab13::testing::arithmetic_of(v),
+                            std::string(lab13::variant_name(v)) + ", M = " + std::to_string(m));
     }
 }
 
@@ -89,8 +76,8 @@ TEST_P(HiddenStage, ChunkOfTwoOverSevenSamples) {
     const Variant v = GetParam();
     const KSpace k = random_kspace(7, 6, 91320);
     const Grid g = lab13::make_grid(3, 3, 3);
-    expect_all_within(gpu_fhd(v, k, g, lab13::chunk_capacity(v) ? 2 : 0), k, g, lab13::testing::arithmetic_of(v),
-                      lab13::variant_name(v));
+    expect_within_bound(gpu_fhd(v, k, g, lab13::chunk_capacity(v) ? 2 : 0), k, g, lab13::testing::arithmetic_of(v),
+                        lab13::variant_name(v));
 }
 
 INSTANTIATE_TEST_SUITE_P(Lab13Hidden, HiddenStage, ::testing::ValuesIn(lab13::kAllVariants),
