@@ -162,6 +162,12 @@ class Grade:
         self.sandbox.own(d, role)
         return d
 
+    def held_alone(self, phase=""):
+        """The grade's GPUs (a CPU lab: the host) held alone, for a phase
+        whose figures another grade's work beside it would change."""
+        return lease.hold(lease.gpu_resources(self.devices) or ["host"],
+                          "%s %s%s" % (self.lab, self.kind, " " + phase if phase else ""))
+
     def end_submission(self, when):
         """Without bubblewrap: kill every process of the submission's uid
         before the next step (one that left its session and process group
@@ -512,7 +518,7 @@ def time_step(g):
     try:
         # Builds, recordings and judging of other grades may run beside this
         # one; the timed phase holds its resource alone (lease.py).
-        with lease.hold(lease.gpu_resources(g.devices) or ["host"], "%s %s" % (g.lab, g.kind)):
+        with g.held_alone():
             result = timing.measure(g, g.ws.binary(), [g.ws.build], ref_bin, [ref.build])
     except timing.TimingError as e:
         item.set(0, "failed", "not measured: %s" % e)
@@ -565,7 +571,7 @@ def profile_step(g):
     found, lines = {}, []
     # Counters of a throughput (DRAM, issue slots) read true only with the
     # GPU to itself: the profile holds it as the timed phase does.
-    with lease.hold(lease.gpu_resources(g.devices) or ["host"], "%s %s profile" % (g.lab, g.kind)):
+    with g.held_alone("profile"):
         stuck = None
         for (binary, ro, role), who in zip(g.drivers, ("yours", "reference")):
             found[who] = None

@@ -247,6 +247,8 @@ class GradeStep(unittest.TestCase):
                 return 0
 
         class G:
+            held_alone = pipeline.Grade.held_alone
+
             def scratch_run_dir(self, role):
                 return tempfile.mkdtemp(dir=tmp)
 
