@@ -485,8 +485,14 @@ class Sandbox:
         for h in self.hide:
             if h.startswith(("/usr/", "/etc/", "/opt/")) and os.path.isdir(h):
                 cmd += ["--tmpfs", h]
-        cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm",
-                "--tmpfs", SANDBOX_HOME]
+        # Each tmpfs writable by the uid the run ends as: bubblewrap makes
+        # them its own, which is root's where it runs privileged (setpriv
+        # then drops to the sandbox uid). Fresh per run, so 1777 shares them
+        # with nobody else; without it, anything writing /tmp or HOME fails
+        # on such hosts (Nsight Compute waited forever on its lock file).
+        cmd += ["--proc", "/proc", "--dev", "/dev"]
+        for d in ("/tmp", "/dev/shm", SANDBOX_HOME):
+            cmd += ["--perms", "1777", "--tmpfs", d]
         if os.path.isdir("/sys"):
             cmd += ["--ro-bind", "/sys", "/sys"]
         # GPU device nodes, when present (CUDA needs them; --dev has none).

@@ -674,6 +674,12 @@ class SandboxTest(unittest.TestCase):
             yield "bwrap", sb
         else:
             print("\n  note: bubblewrap unavailable here (%s): only the fallback is tested" % sb.reason)
+        # As root, also the way a host without unprivileged user namespaces
+        # (Ubuntu 24.04's AppArmor default: the GPU hosts) runs it.
+        if sb.active and not sb.privileged and os.geteuid() == 0 and sb.setpriv:
+            sb = sb_mod.Sandbox(hide=[ROOT])
+            sb.privileged = True
+            yield "bwrap-privileged", sb
 
     def run_sh(self, sb, script, wall=5, cap=sb_mod.OUTPUT_CAP, profile="default"):
         return sb.execute(["/bin/sh", "-c", script], sb_mod.Limits(wall_s=wall), cwd="/", cap=cap, profile=profile)
@@ -798,6 +804,15 @@ class SandboxTest(unittest.TestCase):
                 o = sb.execute(["python3", "-c", "import signal; print(signal.alarm(5) == 0)"],
                                sb_mod.Limits(wall_s=10))
                 self.assertIn("True", o.output, "the default profile keeps timers")
+
+    def test_home_tmp_and_shm_are_writable(self):
+        # Nsight Compute, Open MPI and compilers write there; a tmpfs that
+        # only root may write made ncu wait forever on a privileged host.
+        for mode, sb in self.modes():
+            with self.subTest(mode=mode):
+                o = self.run_sh(sb, 'for d in "$HOME" "${TMPDIR:-/tmp}" /dev/shm; do '
+                                    'echo x > "$d/probe" && echo "ok $d"; done')
+                self.assertEqual(o.output.count("ok "), 3, (mode, o.output))
 
     def test_fresh_home_and_tmp_every_run(self):
         for mode, sb in self.modes():
