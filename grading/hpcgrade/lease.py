@@ -25,11 +25,24 @@ import contextlib
 import fcntl
 import json
 import os
+import threading
 import time
 
 from . import build
 
 INTERVALS = "intervals.jsonl"
+
+# What this thread holds exclusively now. A flock of a second descriptor of
+# the same file waits for the first, even in the same thread: a command a
+# grade runs (a shared lease) inside its own exclusive phase would wait for
+# itself forever. The profile step did, on the GPU host.
+_held = threading.local()
+
+
+def _held_alone():
+    if not hasattr(_held, "resources"):
+        _held.resources = set()
+    return _held.resources
 
 
 def lease_dir():
@@ -71,9 +84,13 @@ def _take(resources, mode, who):
     the lock), in sorted order, so that two takers never wait for each
     other in a cycle."""
     directory = _private_dir()
+    mine = _held_alone()
+    # Already this thread's alone: nothing to wait for, and nothing to log
+    # (the exclusive interval covers it).
+    resources = sorted(set(resources) - mine)
     with contextlib.ExitStack() as stack:
         asked = time.time()
-        for resource in sorted(set(resources)):
+        for resource in resources:
             lock = stack.enter_context(_lock_file(directory, resource + ".lock"))
             # Unlocked explicitly, never by closing: a process forked meanwhile
             # holds a copy of the descriptor, and would keep the lock.
@@ -85,11 +102,15 @@ def _take(resources, mode, who):
                 finally:
                     fcntl.flock(turnstile, fcntl.LOCK_UN)
         start = time.time()
+        if mode == fcntl.LOCK_EX:
+            mine.update(resources)
         try:
             yield
         finally:
             end = time.time()
-            for resource in sorted(set(resources)):
+            if mode == fcntl.LOCK_EX:
+                mine.difference_update(resources)
+            for resource in resources:
                 _log(directory, {"resource": resource, "mode": "exclusive" if mode == fcntl.LOCK_EX else "shared",
                                  "who": who, "pid": os.getpid(), "waited_s": round(start - asked, 3),
                                  "start": start, "end": end})

@@ -155,6 +155,38 @@ class LeaseUnits(unittest.TestCase):
         self.assertEqual(sorted(r["resource"] for r in lease.intervals() if r["mode"] == "shared"),
                          ["gpu0", "host"])
 
+    def test_a_command_inside_its_own_grades_exclusive_phase_runs_at_once(self):
+        # The profile step runs its commands while it holds the GPU alone:
+        # their shared lease must not wait for that very phase (it did,
+        # forever), while another grade's command still waits for its end.
+        class FakeSandbox:
+            def execute(self, argv):
+                return argv
+
+        shared = lease.Shared(FakeSandbox(), lease.resources_used(["0"]), "lab grade")
+        ran, other_ran = threading.Event(), threading.Event()
+
+        def another_grade():
+            with lease.share(["gpu0"], "another grade"):
+                other_ran.set()
+
+        def the_grade():  # in a thread only so that a relapse fails, not hangs
+            with lease.hold(["gpu0"], "lab grade profile"):
+                worker.start()
+                if not other_ran.wait(0.3) and shared.execute(["x"]) == ["x"]:
+                    ran.set()
+
+        worker = threading.Thread(target=another_grade)
+        grade = threading.Thread(target=the_grade, daemon=True)
+        grade.start()
+        grade.join(10)
+        self.assertTrue(ran.is_set(), "the grade's own command waited for its own exclusive phase, "
+                                      "or another grade's ran inside it")
+        worker.join(10)
+        self.assertTrue(other_ran.is_set())
+        mine = [r for r in lease.intervals() if r["who"] == "lab grade"]
+        self.assertEqual([r["resource"] for r in mine], ["host"], "only what the phase did not hold is shared")
+
     def test_busy_fractions_merge_overlaps_and_clip_to_the_run(self):
         from hpcgrade import classrun
         records = [{"resource": "gpu0", "mode": "shared", "start": 0, "end": 4},
