@@ -16,6 +16,7 @@ changes here. Prints a table; exits 1 if any expectation breaks.
 """
 import argparse
 import concurrent.futures
+import copy
 import json
 import os
 import shutil
@@ -35,16 +36,41 @@ def mutant_dirs(root, lab):
     return sorted(os.path.join(base, d) for d in os.listdir(base) if os.path.isdir(os.path.join(base, d)))
 
 
+def mutant_json(path):
+    """A mutant's optional mutant.json ({} without one)."""
+    try:
+        with open(os.path.join(path, "mutant.json"), encoding="utf-8") as f:
+            value = json.load(f)
+    except FileNotFoundError:
+        return {}
+    except ValueError as e:
+        raise StaleMutant("%s/mutant.json: %s" % (path, e))
+    if not isinstance(value, dict):
+        raise StaleMutant("%s/mutant.json: must be an object" % path)
+    return value
+
+
 def min_gpus(path):
     """The GPUs a mutant's bug needs to show (mutant.json's "min_gpus", default
     0): a bug in splitting work over devices cannot show on one GPU."""
-    try:
-        with open(os.path.join(path, "mutant.json"), encoding="utf-8") as f:
-            value = json.load(f).get("min_gpus", 0)
-    except FileNotFoundError:
-        return 0
+    value = mutant_json(path).get("min_gpus", 0)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise StaleMutant("%s/mutant.json: min_gpus must be a whole number" % path)
+    return value
+
+
+# What must catch a mutant (mutant.json's "caught_by", default "tests"): a
+# test item losing points; or the timed item ("performance": right answers,
+# slowly, as an uncoalesced load), or the sanitizer's item ("sanitizer": a
+# race the tests cannot make bite on every GPU), each graded with that step
+# on. A test item losing points always counts.
+CAUGHT_BY = {"tests": None, "performance": score.PERFORMANCE, "sanitizer": score.SANITIZER}
+
+
+def caught_by(path):
+    value = mutant_json(path).get("caught_by", "tests")
+    if value not in CAUGHT_BY:
+        raise StaleMutant("%s/mutant.json: caught_by must be one of %s" % (path, ", ".join(CAUGHT_BY)))
     return value
 
 
@@ -143,13 +169,23 @@ def judge_starter(data):
     return True, "0 as expected"
 
 
-def judge_mutant(data):
+def judge_mutant(data, by="tests"):
+    """Whether a mutant's grade DATA shows its bug; BY: what must catch it
+    (CAUGHT_BY)."""
     if data["extra_data"].get("internal_error"):
         return False, "grader error: " + data["extra_data"]["internal_error"]
     excused = gpu_excused(data)
     lost = lost_tests(data, excused)
     if lost:
         return True, "caught by " + ", ".join(lost[:3]) + (" ..." if len(lost) > 3 else "")
+    if CAUGHT_BY[by] is not None:
+        items = [t for t in data["tests"] if kind_of(data, t["name"]) == CAUGHT_BY[by] and t["name"] not in excused]
+        short = [t for t in items if t["score"] < t["max_score"]]
+        if short:
+            return True, "caught by the %s item: %s %g/%g" % (by, short[0]["name"], short[0]["score"],
+                                                              short[0]["max_score"])
+        if items:
+            return False, "NOT caught: it loses no test points, nor any of the %s item's" % by
     if excused:
         return True, "needs a GPU: its bug can only show on a GPU host"
     # A property only the submission's own process can observe (an
@@ -171,6 +207,7 @@ def judge_case(root, lab, label, kind, mutant, opts, mutant_opts, sandbox, tmp):
     try:
         sub = overlay(root, lab, mutant, tmp) if mutant else None
         needed = min_gpus(mutant) if mutant else 0
+        by = caught_by(mutant) if mutant else "tests"
     except StaleMutant as e:
         return (lab, label, "-", "FAIL", str(e)), False, time.monotonic() - t, ""
     if needed > 1 and host.gpu_count() < needed:
@@ -178,18 +215,29 @@ def judge_case(root, lab, label, kind, mutant, opts, mutant_opts, sandbox, tmp):
         # say nothing about the grader.
         return (lab, label, "-", "ok", "%s: not run here: needs %d GPUs, this host has %d"
                 % (about(mutant), needed, host.gpu_count())), True, time.monotonic() - t, ""
-    # A mutant is judged by its tests alone: timing and the sanitizer would
-    # only cost time.
-    data = pipeline.grade_lab(root, lab, kind, sub, mutant_opts if mutant else opts, sandbox, log=None)
+    # A mutant is judged by its tests alone (timing and the sanitizer would
+    # only cost time), unless it is one only they can catch.
+    case_opts = opts if not mutant else mutant_opts_for(mutant_opts, by)
+    data = pipeline.grade_lab(root, lab, kind, sub, case_opts, sandbox, log=None)
     if kind == "solution":
         ok, note = judge_solution(data)
     elif kind == "starter":
         ok, note = judge_starter(data)
     else:
-        ok, note = judge_mutant(data)
+        ok, note = judge_mutant(data, by)
         note = about(mutant) + ": " + note
     row = (lab, label, report.score_text(data), "ok" if ok else "FAIL", note)
     return row, ok, time.monotonic() - t, report.phases_text(data)
+
+
+def mutant_opts_for(mutant_opts, by):
+    """The options of a mutant that BY must catch: the tests only, or with
+    the timing or the sanitizer on."""
+    if by == "tests":
+        return mutant_opts
+    o = copy.copy(mutant_opts)
+    o.perf, o.sanitize = by == "performance", by == "sanitizer"
+    return o
 
 
 def run(root, labs, opts, log=print, first_loss=False, parallel=1):
@@ -207,7 +255,6 @@ def run(root, labs, opts, log=print, first_loss=False, parallel=1):
         # other's runs.
         log("without bubblewrap: one grade at a time (--parallel %d ignored)" % parallel)
         parallel = 1
-    import copy
     mutant_opts = copy.copy(opts)
     mutant_opts.perf = mutant_opts.sanitize = False
     mutant_opts.first_loss = first_loss

@@ -1166,6 +1166,47 @@ class MutantPatchTest(unittest.TestCase):
                     selfcheck.min_gpus(tmp)
 
 
+    def test_what_must_catch_a_mutant(self):
+        from hpcgrade import selfcheck
+        with tempfile.TemporaryDirectory() as tmp:
+            self.assertEqual(selfcheck.caught_by(tmp), "tests")
+            for by in ("tests", "performance", "sanitizer"):
+                with open(os.path.join(tmp, "mutant.json"), "w") as f:
+                    f.write('{"caught_by": "%s"}' % by)
+                self.assertEqual(selfcheck.caught_by(tmp), by)
+            for bad in ('{"caught_by": "timing"}', '{"caught_by": 1}', '[1]', '{'):
+                with open(os.path.join(tmp, "mutant.json"), "w") as f:
+                    f.write(bad)
+                with self.assertRaises(selfcheck.StaleMutant):
+                    selfcheck.caught_by(tmp)
+
+    def test_a_mutant_is_caught_only_by_what_it_declares(self):
+        from hpcgrade import selfcheck
+
+        def grade(visible, perf, sanitizer):
+            items = [("t", visible, score.VISIBLE), ("perf", perf, score.PERFORMANCE),
+                     ("san", sanitizer, score.SANITIZER)]
+            return {"tests": [{"name": n, "score": v, "max_score": 4} for n, v, _ in items],
+                    "extra_data": {"kinds": {n: k for n, _, k in items},
+                                   "outcomes": {n: "passed" if v == 4 else "failed" for n, v, _ in items}}}
+
+        slow, racy, wrong = grade(4, 1, 4), grade(4, 4, 0), grade(0, 4, 4)
+        self.assertEqual(selfcheck.judge_mutant(slow)[0], False, "timing is not a test")
+        self.assertEqual(selfcheck.judge_mutant(slow, "performance"),
+                         (True, "caught by the performance item: perf 1/4"))
+        self.assertFalse(selfcheck.judge_mutant(slow, "sanitizer")[0])
+        self.assertTrue(selfcheck.judge_mutant(racy, "sanitizer")[0])
+        self.assertFalse(selfcheck.judge_mutant(racy, "performance")[0])
+        for by in ("tests", "performance", "sanitizer"):
+            self.assertTrue(selfcheck.judge_mutant(wrong, by)[0], "a lost test always counts")
+        # The declared step on, the others as for any mutant (off).
+        opts = pipeline.Options(perf=False)
+        opts.sanitize = False
+        self.assertIs(selfcheck.mutant_opts_for(opts, "tests"), opts)
+        o = selfcheck.mutant_opts_for(opts, "sanitizer")
+        self.assertEqual((o.perf, o.sanitize, opts.sanitize), (False, True, False))
+
+
 class GpusInTheSandbox(unittest.TestCase):
     """A grade on a host of N GPUs gives its tests all N (lab 09's and 11's
     multi-GPU tests rely on it): the sandbox binds every /dev/nvidia* node."""
