@@ -199,6 +199,43 @@ INSTANTIATE_TEST_SUITE_P(Lab13, EveryStage, ::testing::ValuesIn(lab13::kAllVaria
                              return std::string(lab13::variant_name(info.param));
                          });
 
+class TurnsStage : public ::testing::TestWithParam<Variant> {};
+
+// Integer frequencies (up to 2000 cycles) and voxel centres on a 1/16 grid:
+// every phase kx x + ky y + kz z, up to about a thousand turns, is exact in
+// float. A stage that takes the phase modulo one turn before the sine then
+// errs by __sincosf's 2^-21.19 a term, and the bound says so; one that hands
+// the sine the raw phase loses u 2 pi |t| radians first, about 10^-4 at 300
+// turns, and exceeds it.
+TEST_P(TurnsStage, ExactPhasesOfHundredsOfTurnsLoseNothingBeforeTheSine) {
+    HPCLAB_REQUIRE_GPU();
+    const Variant v = GetParam();
+    const std::size_t m = 64;
+    KSpace k;
+    const auto f = hpclab::uniform_ints(3 * m, 1330, -2000, 2000);
+    for (std::size_t j = 0; j < m; ++j) {
+        k.kx.push_back(static_cast<float>(f[3 * j]));
+        k.ky.push_back(static_cast<float>(f[3 * j + 1]));
+        k.kz.push_back(static_cast<float>(f[3 * j + 2]));
+    }
+    k.rMu = hpclab::uniform_floats(m, 1331, -1.0f, 1.0f);
+    k.iMu = hpclab::uniform_floats(m, 1332, -1.0f, 1.0f);
+    Grid g;
+    for (int z = -2; z <= 2; ++z)
+        for (int y = -3; y <= 2; ++y)
+            for (int x = -3; x <= 3; ++x) {
+                g.x.push_back(x / 16.0f);
+                g.y.push_back(y / 16.0f);
+                g.z.push_back(z / 16.0f);
+            }
+    expect_within_bound(gpu_fhd(v, k, g), k, g, Arithmetic::turns_exact_phase, lab13::variant_name(v));
+}
+
+INSTANTIATE_TEST_SUITE_P(Lab13, TurnsStage, ::testing::Values(Variant::turns, Variant::overlap, Variant::tiles),
+                         [](const ::testing::TestParamInfo<Variant>& info) {
+                             return std::string(lab13::variant_name(info.param));
+                         });
+
 class ChunkedStage : public ::testing::TestWithParam<Variant> {};
 
 // The chunk size changes which launch adds a term, not the terms: the
