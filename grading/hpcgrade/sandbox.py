@@ -489,7 +489,8 @@ class Sandbox:
         # them its own, which is root's where it runs privileged (setpriv
         # then drops to the sandbox uid). Fresh per run, so 1777 shares them
         # with nobody else; without it, anything writing /tmp or HOME fails
-        # on such hosts (Nsight Compute waited forever on its lock file).
+        # on such hosts (Nsight Compute's lock file, Open MPI's session
+        # directory, a compiler's temporaries).
         cmd += ["--proc", "/proc", "--dev", "/dev"]
         for d in ("/tmp", "/dev/shm", SANDBOX_HOME):
             cmd += ["--perms", "1777", "--tmpfs", d]
