@@ -201,15 +201,15 @@ INSTANTIATE_TEST_SUITE_P(Lab13, EveryStage, ::testing::ValuesIn(lab13::kAllVaria
 
 class TurnsStage : public ::testing::TestWithParam<Variant> {};
 
-// Integer frequencies (up to 2000 cycles) and voxel centres on a 1/16 grid:
-// every phase kx x + ky y + kz z, up to about a thousand turns, is exact in
-// float. A stage that takes the phase modulo one turn before the sine then
-// errs by __sincosf's 2^-21.19 a term, and the bound says so; one that hands
-// the sine the raw phase loses u 2 pi |t| radians first, about 10^-4 at 300
-// turns, and exceeds it. Few samples, so that the bound's share for the
-// sums' rounding, (3M + 3) u sum |mu|, stays small: with 4, a float model of
-// the raw-phase stage (exact sines) misses it at 191 of the 210 voxels, by
-// up to 36 times; with 64 it would miss at 3.
+// Integer frequencies (up to 2000 cycles) and make_grid's voxel centres of an
+// 8 x 8 x 4 grid, odd multiples of 1/16 and 1/8: every phase kx x + ky y +
+// kz z, up to about 2,600 turns, is exact in float. A stage that takes the
+// phase modulo one turn before the sine then errs by __sincosf's 2^-21.19 a
+// term, and the bound says so; one that hands the sine the raw phase loses
+// u 2 pi |t| radians first, about 10^-4 at 300 turns, and exceeds it. Few
+// samples, so that the bound's share for the sums' rounding, (3M + 3) u sum
+// |mu|, stays small: with 4, a float model of the raw-phase stage (exact
+// sines) misses it at 251 of the 256 voxels, by up to 144 times.
 TEST_P(TurnsStage, ExactPhasesOfHundredsOfTurnsLoseNothingBeforeTheSine) {
     HPCLAB_REQUIRE_GPU();
     const Variant v = GetParam();
@@ -223,14 +223,7 @@ TEST_P(TurnsStage, ExactPhasesOfHundredsOfTurnsLoseNothingBeforeTheSine) {
     }
     k.rMu = hpclab::uniform_floats(m, 1331, -1.0f, 1.0f);
     k.iMu = hpclab::uniform_floats(m, 1332, -1.0f, 1.0f);
-    Grid g;
-    for (int z = -2; z <= 2; ++z)
-        for (int y = -3; y <= 2; ++y)
-            for (int x = -3; x <= 3; ++x) {
-                g.x.push_back(x / 16.0f);
-                g.y.push_back(y / 16.0f);
-                g.z.push_back(z / 16.0f);
-            }
+    const Grid g = lab13::make_grid(8, 8, 4);
     expect_within_bound(gpu_fhd(v, k, g), k, g, Arithmetic::turns_exact_phase, lab13::variant_name(v));
 }
 
