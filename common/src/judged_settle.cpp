@@ -28,8 +28,8 @@
 //  - the GPU has finished what was launched: a kernel on a non-blocking
 //    stream outlives the call, and the copy of a device output does not wait
 //    for it.
-// One exception: the CUDA driver's event thread ("cuda-EvtHandlr") polls its
-// descriptors every 100 ms for as long as the process lives. It is left alone
+// One exception: the CUDA driver's event thread ("cuda-EvtHandlr", one per
+// context) polls its descriptors every 100 ms for as long as the process lives. It is left alone
 // while it polls, but only if test_starts saw the driver start it, before any
 // code of the test ran, so that no thread of the submission can pass for it.
 //
@@ -409,13 +409,19 @@ void test_starts() {
     if (task_dir < 0) return;
     const std::vector<int> before = read_tids(task_dir);
     close(task_dir);
-    // The driver and the first device's primary context (the one the runtime
-    // uses, kept for the process's life as the runtime keeps it).
+    // The driver and every visible device's primary context (the one the
+    // runtime uses, kept for the process's life as the runtime keeps it):
+    // the driver starts an event thread per context, so a test that uses a
+    // second GPU would otherwise start one that no scan could tell from the
+    // submission's. The grader shows a lab that uses one GPU only one.
     const CudaDriver* c = cuda_driver(true);
-    int count = 0, dev = 0;
-    void* ctx = nullptr;
-    if (!c || c->init(0) != 0 || c->device_count(&count) != 0 || count < 1 || c->device_get(&dev, 0) != 0) return;
-    c->primary_retain(&ctx, dev);
+    int count = 0;
+    if (!c || c->init(0) != 0 || c->device_count(&count) != 0) return;
+    for (int i = 0; i < count; ++i) {
+        int dev = 0;
+        void* ctx = nullptr;
+        if (c->device_get(&dev, i) == 0) c->primary_retain(&ctx, dev);
+    }
     const int again = open_task_dir();
     if (again < 0) return;
     for (int tid : read_tids(again))
