@@ -141,6 +141,14 @@ def lost_tests(data, excused):
             and kind_of(data, t["name"]) in (score.VISIBLE, score.HIDDEN) and outcomes.get(t["name"]) != "not run"]
 
 
+def why_lost(data, name):
+    """The first line of item NAME's output: why a solution lost it (the
+    self-check is the instructor's, so a hidden test's reason is shown)."""
+    output = next((t.get("output") or "" for t in data["tests"] if t["name"] == name), "")
+    line = next((x.strip() for x in output.splitlines() if x.strip()), "no output")
+    return line[:200]
+
+
 def judge_solution(data):
     if data["extra_data"].get("internal_error"):
         return False, "grader error: " + data["extra_data"]["internal_error"]
@@ -148,7 +156,7 @@ def judge_solution(data):
     lost = [t["name"] for t in data["tests"] if t["score"] < t["max_score"] and t["name"] not in excused
             and kind_of(data, t["name"]) != score.PERFORMANCE]
     if lost:
-        return False, "lost points: " + ", ".join(lost[:5])
+        return False, "lost points: %s (first: %s)" % (", ".join(lost[:5]), why_lost(data, lost[0]))
     perf = performance_item(data)
     note = "needs a GPU for %d items (not run here)" % len(excused) if excused else "full marks"
     # The reference timed against itself scores full marks by construction;

@@ -1206,6 +1206,18 @@ class MutantPatchTest(unittest.TestCase):
         o = selfcheck.mutant_opts_for(opts, "sanitizer")
         self.assertEqual((o.perf, o.sanitize, opts.sanitize), (False, True, False))
 
+    def test_a_solution_that_loses_points_says_why(self):
+        from hpcgrade import selfcheck
+        data = {"tests": [{"name": "a", "score": 2, "max_score": 2, "output": "passed"},
+                          {"name": "b", "score": 0, "max_score": 2, "output": "\n  failed: timed out after 20 s\nmore"},
+                          {"name": "c", "score": 0, "max_score": 1, "output": ""}],
+                "extra_data": {"kinds": {"a": score.VISIBLE, "b": score.HIDDEN, "c": score.VISIBLE},
+                               "outcomes": {"a": "passed", "b": "failed", "c": "failed"}}}
+        self.assertEqual(selfcheck.judge_solution(data),
+                         (False, "lost points: b, c (first: failed: timed out after 20 s)"))
+        data["tests"] = data["tests"][2:]
+        self.assertEqual(selfcheck.judge_solution(data), (False, "lost points: c (first: no output)"))
+
 
 class GpusInTheSandbox(unittest.TestCase):
     """A grade on a host of N GPUs gives its tests all N (lab 09's and 11's
