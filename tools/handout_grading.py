@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(ROOT, "grading"))
 import lab_manifest  # noqa: E402
 import marked_block  # noqa: E402
 from hpcgrade import answers, pipeline, speed, timing  # noqa: E402
-from hpcgrade.report import fmt_points as fmt  # noqa: E402
+from hpcgrade.report import fmt_points as fmt, points_text  # noqa: E402
 
 BEGIN = "<!-- grading:begin -->"
 END = "<!-- grading:end -->"
@@ -150,7 +150,7 @@ def section(root, lab):
     if questions:
         lines.append("The written questions (answer them in `student/answers.md`):")
         lines.append("")
-        lines += ["%d. %s (%s points)" % (q.number, q.prompt, fmt(q.points)) for q in questions]
+        lines += ["%d. %s (%s)" % (q.number, q.prompt, points_text(q.points)) for q in questions]
         lines.append("")
     lines.append(END)
     return "\n".join(lines)

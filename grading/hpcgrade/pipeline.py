@@ -241,7 +241,7 @@ def add_written_answers(g, src):
         raise RuntimeError("labs/%s/%s/%s: %s" % (g.lab, manifest.STUDENT_DIR, answers.FILE, e)) from None
     found = submitted is not None
     for q in questions:
-        item = score.Item("written Q%d (%s points, graded by a TA)" % (q.number, report.fmt_points(q.points)), 0,
+        item = score.Item("written Q%d (%s, graded by a TA)" % (q.number, report.points_text(q.points)), 0,
                           score.WRITTEN)
         item.set(0, "manual", answers.describe(q, found))
         g.items.append(item)
@@ -250,9 +250,9 @@ def add_written_answers(g, src):
                           for q in questions]
     g.extra["written_file"] = found
     unanswered = [q for q in questions if not q.answered]
-    g.out.append("written answers (%s): %s%d of %d questions answered, %s points, graded by a TA"
+    g.out.append("written answers (%s): %s%d of %d questions answered, %s, graded by a TA"
                  % (answers.FILE, "" if found else "not in the submission: ", len(questions) - len(unanswered),
-                    len(questions), report.fmt_points(sum(q.points for q in questions))))
+                    len(questions), report.points_text(sum(q.points for q in questions))))
 
 
 def build_step(g):

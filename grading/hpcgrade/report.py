@@ -123,6 +123,12 @@ def fmt_points(x):
     return ("%.2f" % x).rstrip("0").rstrip(".")
 
 
+def points_text(x):
+    """A number of points in words: "1 point", "2 points", "2.5 points"."""
+    n = fmt_points(x)
+    return "%s point%s" % (n, "" if n == "1" else "s")
+
+
 # Outcomes of items this host could not run (no GPU, a missing library).
 NOT_RUN_HERE = ("needs_gpu", "needs")
 
@@ -182,10 +188,10 @@ def table(data, title=""):
                                                        points_not_run_here(data), extra.get("self_speed"))))
     written = extra.get("written")
     if written:
-        lines.append("written answers: %d of %d questions answered%s, %s points, graded by a TA (not in the total)"
+        lines.append("written answers: %d of %d questions answered%s, %s, graded by a TA (not in the total)"
                      % (sum(1 for q in written if q.get("answered")), len(written),
                         "" if extra.get("written_file", True) else " (no answers.md in the submission)",
-                        fmt_points(sum(q["points"] for q in written))))
+                        points_text(sum(q["points"] for q in written))))
     return "\n".join(lines)
 
 

@@ -383,6 +383,10 @@ class ScanTest(unittest.TestCase):
 
 
 class ReportTest(unittest.TestCase):
+    def test_points_in_words(self):
+        self.assertEqual([report.points_text(x) for x in (1, 1.0, 0, 2, 2.5, 0.5, 83.52)],
+                         ["1 point", "1 point", "0 points", "2 points", "2.5 points", "0.5 points", "83.52 points"])
+
     def test_schema_and_atomic_write(self):
         a = score.Item("A.b", 2, score.VISIBLE, "A.b")
         a.set(2, "passed", "")
