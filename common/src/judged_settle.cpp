@@ -29,9 +29,10 @@
 //    stream outlives the call, and the copy of a device output does not wait
 //    for it.
 // One exception: the CUDA driver's event thread ("cuda-EvtHandlr", one per
-// context) polls its descriptors every 100 ms for as long as the process lives. It is left alone
-// while it polls, but only if test_starts saw the driver start it, before any
-// code of the test ran, so that no thread of the submission can pass for it.
+// context) polls its descriptors every 100 ms for as long as the process
+// lives. It is left alone while it polls, but only if test_starts saw the
+// driver start it, before any code of the test ran, so that no thread of the
+// submission can pass for it.
 //
 // Threads are read from /proc/self/task/TID/{stat,syscall,schedstat}. One scan
 // is no atomic snapshot (a thread read as parked may be woken by one read
