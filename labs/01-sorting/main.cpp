@@ -127,11 +127,9 @@ int run(const Options& o) {
                 report.row(m);
             } else {
                 // The lecture's line, then the comparison.
-                char line[200];
-                std::snprintf(line, sizeof line,
-                              "%-10s time elapsed : %.4f seconds   (%.2fx std::sort, %.3f ns per n log2 n)",
-                              name.c_str(), m.seconds.median, m.ratio, per * 1e9);
-                report.emit(m, line);
+                report.emit(
+                    m, hpclab::format("%-10s time elapsed : %.4f seconds   (%.2fx std::sort, %.3f ns per n log2 n)",
+                                      name.c_str(), m.seconds.median, m.ratio, per * 1e9));
             }
         }
     }

@@ -89,11 +89,7 @@ double ping_pong_seconds(std::size_t count, int reps) {
 }
 
 // x in %.3g form, for the human report.
-std::string g3(double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g", x);
-    return buf;
-}
+std::string g3(double x) { return hpclab::format("%.3g", x); }
 
 struct Timing {
     hpclab::Stats total, compute, communicate;
@@ -199,11 +195,8 @@ int run(const Options& o) {
 
     // Only rank 0 reports.
     hpclab::Reporter report(o.common.json, root);
-    char line[300];
-    std::snprintf(line, sizeof line,
-                  "bucket sort of %zu random doubles in [0,1) on %d rank%s (seed %llu), median of %d runs", n, p,
-                  p == 1 ? "" : "s", static_cast<unsigned long long>(o.common.seed), o.common.reps);
-    report.note(line);
+    report.note(hpclab::format("bucket sort of %zu random doubles in [0,1) on %d rank%s (seed %llu), median of %d runs",
+                               n, p, p == 1 ? "" : "s", static_cast<unsigned long long>(o.common.seed), o.common.reps));
 
     // The anchor: std::sort of the same n numbers on one rank, this run.
     std::vector<double> reference;
@@ -237,11 +230,9 @@ int run(const Options& o) {
     m0.ratio = 1.0;
     m0.anchor = "std::sort";
     m0.extra = {{"ranks", dp}};
-    std::snprintf(line, sizeof line, "std::sort on one rank: %.4f s\n", anchor_s);
-    report.emit(m0, line);
-    std::snprintf(line, sizeof line, "%-8s %9s %9s %9s %9s %8s | %-28s", "version", "total s", "compute", "comm",
-                  "comp/comm", "speedup", "lecture model: speedup, with comm, comp/comm");
-    report.note(line);
+    report.emit(m0, hpclab::format("std::sort on one rank: %.4f s\n", anchor_s));
+    report.note(hpclab::format("%-8s %9s %9s %9s %9s %8s | %-28s", "version", "total s", "compute", "comm", "comp/comm",
+                               "speedup", "lecture model: speedup, with comm, comp/comm"));
 
     int not_implemented = 0;
     const bool model_ok = n >= static_cast<std::size_t>(p) && n >= 2;
@@ -320,16 +311,11 @@ int run(const Options& o) {
                    {"model_speedup_with_comm", model_with_comm},
                    {"model_comp_comm_ratio", model_ratio}};
         // "-" where a figure does not exist (no communication; n < p for the model).
-        auto text = [](double r, const char* format) {
-            char buf[32] = "-";
-            if (r > 0) std::snprintf(buf, sizeof buf, format, r);
-            return std::string(buf);
-        };
-        std::snprintf(line, sizeof line, "%-8s %9.4f %9.4f %9.4f %9s %7.2fx | %7s %12s %12s", version.c_str(), seconds,
-                      comp, comm, text(comm > 0 ? comp / comm : 0, "%.3g").c_str(), speedup,
-                      text(model_speedup, "%.2fx").c_str(), text(model_with_comm, "%.2fx").c_str(),
-                      text(model_ratio, "%.3g").c_str());
-        report.emit(m, line);
+        auto text = [](double r, const char* format) { return r > 0 ? hpclab::format(format, r) : std::string("-"); };
+        report.emit(m, hpclab::format("%-8s %9.4f %9.4f %9.4f %9s %7.2fx | %7s %12s %12s", version.c_str(), seconds,
+                                      comp, comm, text(comm > 0 ? comp / comm : 0, "%.3g").c_str(), speedup,
+                                      text(model_speedup, "%.2fx").c_str(), text(model_with_comm, "%.2fx").c_str(),
+                                      text(model_ratio, "%.3g").c_str()));
     }
     std::string constants_line =
         "\nmodel constants measured in this run: t_compare = " + g3(constants.t_compare * 1e9) +

@@ -117,9 +117,7 @@ std::string shown(std::string_view word) {
         if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') {
             out += static_cast<char>(c);
         } else {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02x", c);
-            out += hex;
+            out += hpclab::format("\\x%02x", c);
         }
     }
     out += "'";
@@ -263,16 +261,13 @@ hpclab::Measurement job_row(const std::string& name, std::size_t n, const Timed&
 }
 
 std::string phase_line(const std::string& name, const Timed& t, double mb) {
-    char line[300];
     const double s = t.total.median;
-    char rate[32] = "";
-    if (mb > 0 && s > 0) std::snprintf(rate, sizeof rate, " %9.1f MB/s", mb / s);
-    std::snprintf(line, sizeof line,
-                  "%-10s %9.4f s%s | map %.4f shuffle %.4f (%.0f%%) sort %.4f reduce %.4f | "
-                  "shuffled %lld pairs, %.3g MB",
-                  name.c_str(), s, rate, t.map.median, t.shuffle.median, s > 0 ? 100 * t.shuffle.median / s : 0,
-                  t.sort.median, t.reduce.median, t.pairs_shuffled, static_cast<double>(t.bytes_shuffled) / 1e6);
-    return line;
+    const std::string rate = mb > 0 && s > 0 ? hpclab::format(" %9.1f MB/s", mb / s) : "";
+    return hpclab::format(
+        "%-10s %9.4f s%s | map %.4f shuffle %.4f (%.0f%%) sort %.4f reduce %.4f | "
+        "shuffled %lld pairs, %.3g MB",
+        name.c_str(), s, rate.c_str(), t.map.median, t.shuffle.median, s > 0 ? 100 * t.shuffle.median / s : 0,
+        t.sort.median, t.reduce.median, t.pairs_shuffled, static_cast<double>(t.bytes_shuffled) / 1e6);
 }
 
 // The text of a text job: --input as given, or a generated corpus written by
@@ -326,17 +321,15 @@ int run_text(const Options& o) {
     const double mb = static_cast<double>(all.size()) / 1e6;
 
     hpclab::Reporter report(o.common.json, root);
-    char line[400];
     const std::string source = !o.input.empty()  ? o.input
                                : o.words.empty() ? "a generated Zipf corpus (built-in vocabulary)"
                                                  : "a generated Zipf corpus (the words of " + o.words + ")";
-    std::snprintf(line, sizeof line, "%s of %s (%zu bytes) on %d rank%s, %s, median of %d runs", o.job.c_str(),
-                  source.c_str(), all.size(), hpclab::mpi::size(), hpclab::mpi::size() == 1 ? "" : "s",
-                  o.job == "index" ? "no combiner"
-                  : combiner       ? "combiner on"
-                                   : "combiner off",
-                  o.common.reps);
-    report.note(line);
+    report.note(hpclab::format("%s of %s (%zu bytes) on %d rank%s, %s, median of %d runs", o.job.c_str(),
+                               source.c_str(), all.size(), hpclab::mpi::size(), hpclab::mpi::size() == 1 ? "" : "s",
+                               o.job == "index" ? "no combiner"
+                               : combiner       ? "combiner on"
+                                                : "combiner off",
+                               o.common.reps));
 
     // The anchor, and the reference counts for the check, on rank 0.
     std::unordered_map<std::string_view, long long> want;
@@ -351,9 +344,8 @@ int run_text(const Options& o) {
     a.ratio = 1.0;
     a.anchor = "std::unordered_map";
     a.extra = {{"ranks", 1}, {"distinct_words", static_cast<double>(want.size())}};
-    std::snprintf(line, sizeof line, "%-10s %9.4f s %9.1f MB/s | one process, %zu distinct words", "anchor",
-                  anchor.median, anchor.median > 0 ? mb / anchor.median : 0, want.size());
-    report.emit(a, line);
+    report.emit(a, hpclab::format("%-10s %9.4f s %9.1f MB/s | one process, %zu distinct words", "anchor", anchor.median,
+                                  anchor.median > 0 ? mb / anchor.median : 0, want.size()));
 
     const lab15::TextJob job = o.job == "index" ? lab15::inverted_index_job() : lab15::word_count_job(combiner);
     std::vector<lab15::KV> out;
