@@ -18,7 +18,6 @@ helpers.fixture_copy with the self-check's patch mechanism. Groups:
     earns everything else, so each assertion checks both "no credit for
     work not done" and "partial credit exactly as earned".
 """
-import os
 import time
 import unittest
 
