@@ -1277,3 +1277,36 @@ class FormatCheckTest(unittest.TestCase):
             self.assertEqual(bad.returncode, 2)
             self.assertEqual(len(bad.stderr.strip().splitlines()), 1, bad.stderr)
             self.assertIn("--chek", bad.stderr)
+
+
+class PythonLintTest(unittest.TestCase):
+    """tools/lint_python.py: pyflakes over every Python file and script of a tree, build trees left out."""
+
+    def run_lint(self, tree, path=None):
+        env = dict(os.environ, PATH=path if path is not None else os.environ.get("PATH", ""))
+        return subprocess.run([sys.executable, os.path.join(tree, "tools", "lint_python.py")],
+                              capture_output=True, text=True, env=env)
+
+    def test_finds_what_pyflakes_finds_and_skips_without_it(self):
+        if not shutil.which("pyflakes3"):
+            self.skipTest("pyflakes3 is not installed")
+        with tempfile.TemporaryDirectory() as tree:
+            for d in ("tools", "grading", "build-x"):
+                os.makedirs(os.path.join(tree, d))
+            shutil.copy(os.path.join(ROOT, "tools", "lint_python.py"), os.path.join(tree, "tools"))
+            files = {"grading/clean.py": "import os\nprint(os.sep)\n",
+                     "grading/script": "#!/usr/bin/env python3\nimport sys\n",  # a script without .py
+                     "grading/notes": "import sys\n",  # no shebang: not Python
+                     "build-x/made.py": "import sys\n"}  # a build tree: not ours
+            for name, text in files.items():
+                with open(os.path.join(tree, name), "w") as f:
+                    f.write(text)
+            r = self.run_lint(tree)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertEqual(r.stdout.strip().splitlines(), ["grading/script:2:1: 'sys' imported but unused"])
+            os.remove(os.path.join(tree, "grading", "script"))
+            r = self.run_lint(tree)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("2 Python files", r.stdout)
+            r = self.run_lint(tree, path=os.path.join(tree, "nowhere"))
+            self.assertEqual(r.returncode, 77, r.stdout + r.stderr)
