@@ -125,14 +125,12 @@ int run(const Options& o) {
     cpu.anchor = "cpu_openmp";
     cpu.ratio = 1;
     cpu.extra = {{"threads", double(lab04::host_threads())}};
-    char line[256];
-    std::snprintf(line, sizeof line, "CPU, %d threads (OpenMP): %10.3f ms  %8.3g roots/s", lab04::host_threads(),
-                  cpu.seconds.median * 1e3, cpu.items_per_s());
-    char title[256];
-    std::snprintf(title, sizeof title,
-                  "square roots of %zu random points on the unit circle, |dx| <= %g |x|, at "
-                  "most %d steps; median of %d runs",
-                  n, o.tol, o.max_iterations, o.common.reps);
+    std::string line = hpclab::format("CPU, %d threads (OpenMP): %10.3f ms  %8.3g roots/s", lab04::host_threads(),
+                                      cpu.seconds.median * 1e3, cpu.items_per_s());
+    std::string title = hpclab::format(
+        "square roots of %zu random points on the unit circle, |dx| <= %g |x|, at "
+        "most %d steps; median of %d runs",
+        n, o.tol, o.max_iterations, o.common.reps);
     report.note(title);
     report.emit(cpu, line);
 
@@ -188,11 +186,10 @@ int run(const Options& o) {
                      {"mean_iterations", mean_steps},
                      {"max_iterations_used", double(most)},
                      {"unconverged", double(unconverged)}};
-        std::snprintf(line, sizeof line,
-                      "GPU, block %4d:           %10.3f ms  %8.3g roots/s  speedup %.1fx (bar on an H100: %.0fx)\n"
-                      "  mean %.2f steps, at most %d; %zu of %zu did not converge; all checked against the CPU",
-                      o.block, gpu.seconds.median * 1e3, gpu.items_per_s(), speedup, kBar, mean_steps, most,
-                      unconverged, n);
+        line = hpclab::format(
+            "GPU, block %4d:           %10.3f ms  %8.3g roots/s  speedup %.1fx (bar on an H100: %.0fx)\n"
+            "  mean %.2f steps, at most %d; %zu of %zu did not converge; all checked against the CPU",
+            o.block, gpu.seconds.median * 1e3, gpu.items_per_s(), speedup, kBar, mean_steps, most, unconverged, n);
         report.emit(gpu, line);
     });
 
@@ -216,8 +213,8 @@ int run(const Options& o) {
             m.extra = {{"k", double(k)},
                        {"fraction_residual_over_1e-14", double(over14) / n},
                        {"fraction_residual_over_1e-4", double(over4) / n}};
-            std::snprintf(line, sizeof line, "k = %2d fixed steps: |r^2 - c| > 1e-14 for %6.2f%%, > 1e-4 for %6.2f%%",
-                          k, 100.0 * over14 / n, 100.0 * over4 / n);
+            line = hpclab::format("k = %2d fixed steps: |r^2 - c| > 1e-14 for %6.2f%%, > 1e-4 for %6.2f%%", k,
+                                  100.0 * over14 / n, 100.0 * over4 / n);
             report.emit(m, line);
         }
     }
@@ -241,8 +238,8 @@ int run(const Options& o) {
                 m.anchor = "cpu_openmp";
                 m.ratio = m.seconds.median / cpu.seconds.median;
                 m.extra = {{"block", double(block)}, {"speedup", cpu.seconds.median / m.seconds.median}};
-                std::snprintf(line, sizeof line, "block %4d: %9.3f ms  %8.3g roots/s  speedup %.1fx", block,
-                              m.seconds.median * 1e3, m.items_per_s(), cpu.seconds.median / m.seconds.median);
+                line = hpclab::format("block %4d: %9.3f ms  %8.3g roots/s  speedup %.1fx", block,
+                                      m.seconds.median * 1e3, m.items_per_s(), cpu.seconds.median / m.seconds.median);
                 report.emit(m, line);
             }
         }
@@ -255,9 +252,9 @@ int run(const Options& o) {
                 m.anchor = "cpu_openmp";
                 m.ratio = m.seconds.median / cpu_s;
                 m.extra = {{"k", double(k)}, {"cpu_seconds", cpu_s}, {"speedup", cpu_s / m.seconds.median}};
-                std::snprintf(
-                    line, sizeof line, "k = %2d: GPU %9.3f ms (%.3g ns per root per step), CPU %9.3f ms, speedup %.1fx",
-                    k, m.seconds.median * 1e3, m.seconds.median / n / k * 1e9, cpu_s * 1e3, cpu_s / m.seconds.median);
+                line = hpclab::format("k = %2d: GPU %9.3f ms (%.3g ns per root per step), CPU %9.3f ms, speedup %.1fx",
+                                      k, m.seconds.median * 1e3, m.seconds.median / n / k * 1e9, cpu_s * 1e3,
+                                      cpu_s / m.seconds.median);
                 report.emit(m, line);
             }
         }
@@ -288,10 +285,10 @@ int run(const Options& o) {
                        {"distinct_roots", double(distinct)},
                        {"trials_for_half", double(half)},
                        {"worst_relative_residual", worst}};
-            std::snprintf(line, sizeof line,
-                          "degree %d, %zu random starts in [-2,2]^2: %zu converged, %d distinct roots; %d trials to "
-                          "find %d of them; worst |p(z)|/sum|a_j||z|^j = %.2g",
-                          o.degree, o.trials, converged, distinct, half, (o.degree + 1) / 2, worst);
+            line = hpclab::format(
+                "degree %d, %zu random starts in [-2,2]^2: %zu converged, %d distinct roots; %d trials to "
+                "find %d of them; worst |p(z)|/sum|a_j||z|^j = %.2g",
+                o.degree, o.trials, converged, distinct, half, (o.degree + 1) / 2, worst);
             report.emit(m, line);
         });
     }

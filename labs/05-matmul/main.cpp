@@ -103,10 +103,9 @@ int run_shape(const Options& o, hpclab::Reporter& report, const Shape& s, const 
         return hpclab::cuda::time_events(launch, o.common.warmup, o.common.reps);
     };
     auto emit = [&](const hpclab::Measurement& mm, const std::string& note) {
-        char line[320];
-        std::snprintf(line, sizeof line, "%-7s %-16s %-22s %10.3f ms %10.1f GFLOP/s %7.1f%% of cuBLAS  %s", type,
-                      shape.c_str(), mm.name.c_str(), mm.seconds.median * 1e3, mm.gflops(),
-                      mm.ratio > 0 ? 100.0 / mm.ratio : 0.0, note.c_str());
+        std::string line = hpclab::format("%-7s %-16s %-22s %10.3f ms %10.1f GFLOP/s %7.1f%% of cuBLAS  %s", type,
+                                          shape.c_str(), mm.name.c_str(), mm.seconds.median * 1e3, mm.gflops(),
+                                          mm.ratio > 0 ? 100.0 / mm.ratio : 0.0, note.c_str());
         report.emit(mm, line);
     };
 
@@ -188,9 +187,9 @@ int run_shape(const Options& o, hpclab::Reporter& report, const Shape& s, const 
                     {"threads_per_block", double(occ.threads)},
                     {"blocks_per_sm", double(occ.blocks_per_sm)},
                     {"occupancy", occ.occupancy}};
-        char note[160];
-        std::snprintf(note, sizeof note, "CGMA %-6.3g regs %3d smem %6zu B  %2d blocks/SM  occupancy %3.0f%%", cg,
-                      occ.registers, occ.static_shared + occ.dynamic_shared, occ.blocks_per_sm, 100 * occ.occupancy);
+        std::string note =
+            hpclab::format("CGMA %-6.3g regs %3d smem %6zu B  %2d blocks/SM  occupancy %3.0f%%", cg, occ.registers,
+                           occ.static_shared + occ.dynamic_shared, occ.blocks_per_sm, 100 * occ.occupancy);
         emit(mm, note);
     }
     return not_implemented;
@@ -228,10 +227,9 @@ int run_cpu(const Options& o, hpclab::Reporter& report, const Shape& s) {
         mm.anchor = "cpu_ijk";
         mm.ratio = mm.seconds.median / t_ijk;
         mm.extra = {{"m", double(m)}, {"p", double(p)}, {"precision_bits", 8.0 * sizeof(T)}};
-        char line[200];
-        std::snprintf(line, sizeof line,
-                      "%-7s %dx%dx%d %-8s one core %10.3f ms %8.2f GFLOP/s  (%.2fx the time of i-j-k)", type, n, m, p,
-                      name, mm.seconds.median * 1e3, mm.gflops(), mm.ratio);
+        std::string line =
+            hpclab::format("%-7s %dx%dx%d %-8s one core %10.3f ms %8.2f GFLOP/s  (%.2fx the time of i-j-k)", type, n, m,
+                           p, name, mm.seconds.median * 1e3, mm.gflops(), mm.ratio);
         report.emit(mm, line);
     }
     return 0;
@@ -328,15 +326,12 @@ int run(const Options& o) {
     }
     hpclab::cuda::require_gpu();
     const auto dev = hpclab::cuda::device_info();
-    char line[256];
-    std::snprintf(line, sizeof line,
-                  "%s (CC %d.%d, %d SMs): peak FP32 %.0f GFLOP/s, FP64 %.0f GFLOP/s (CUDA cores, from attributes)",
-                  dev.name.c_str(), dev.cc_major, dev.cc_minor, dev.sm_count, dev.peak_fp32_gflops(),
-                  dev.peak_fp64_gflops());
+    std::string line = hpclab::format(
+        "%s (CC %d.%d, %d SMs): peak FP32 %.0f GFLOP/s, FP64 %.0f GFLOP/s (CUDA cores, from attributes)",
+        dev.name.c_str(), dev.cc_major, dev.cc_minor, dev.sm_count, dev.peak_fp32_gflops(), dev.peak_fp64_gflops());
     report.note(line);
-    std::snprintf(line, sizeof line,
-                  "times: CUDA events, median of %d runs after %d warm-up; every result checked against cuBLAS",
-                  o.common.reps, o.common.warmup);
+    line = hpclab::format("times: CUDA events, median of %d runs after %d warm-up; every result checked against cuBLAS",
+                          o.common.reps, o.common.warmup);
     report.note(line);
     report.note("bars on an H100 (float, 4096^3): tiled >= 10% of cuBLAS, final >= 70%");
     for (const auto& s : shapes) {

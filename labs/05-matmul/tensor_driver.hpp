@@ -110,10 +110,9 @@ inline int run_tensor_shape(const TensorRun& o, hpclab::Reporter& report, int n,
     };
     auto poison = [&] { HPCLAB_CUDA_CHECK(cudaMemset(dC.get(), 0xff, dC.bytes())); };
     auto emit = [&](const hpclab::Measurement& mm, const std::string& note) {
-        char line[360];
-        std::snprintf(line, sizeof line, "%-5s %-16s %-12s %10.3f ms %10.1f GFLOP/s %7.1f%% of cuBLAS  %s", type,
-                      shape.c_str(), mm.name.c_str(), mm.seconds.median * 1e3, mm.gflops(),
-                      mm.ratio > 0 ? 100.0 / mm.ratio : 0.0, note.c_str());
+        std::string line = hpclab::format("%-5s %-16s %-12s %10.3f ms %10.1f GFLOP/s %7.1f%% of cuBLAS  %s", type,
+                                          shape.c_str(), mm.name.c_str(), mm.seconds.median * 1e3, mm.gflops(),
+                                          mm.ratio > 0 ? 100.0 / mm.ratio : 0.0, note.c_str());
         report.emit(mm, line);
     };
 
@@ -134,9 +133,9 @@ inline int run_tensor_shape(const TensorRun& o, hpclab::Reporter& report, int n,
     anchor.anchor = "cuBLAS " + std::string(type);
     anchor.ratio = 1.0;
     anchor.extra = {{"m", double(m)}, {"p", double(p)}, {"rel_error", anchor_err}, {"expected_rel_error", expected}};
-    char note[200];
-    std::snprintf(note, sizeof note, "(cublasGemmEx, %s) rel. error %.3g (model %.3g)",
-                  is_bf16 ? "CUBLAS_COMPUTE_32F" : "CUBLAS_COMPUTE_32F_FAST_TF32", anchor_err, expected);
+    std::string note =
+        hpclab::format("(cublasGemmEx, %s) rel. error %.3g (model %.3g)",
+                       is_bf16 ? "CUBLAS_COMPUTE_32F" : "CUBLAS_COMPUTE_32F_FAST_TF32", anchor_err, expected);
     emit(anchor, note);
     const double t_anchor = anchor.seconds.median;
 
@@ -179,8 +178,8 @@ inline int run_tensor_shape(const TensorRun& o, hpclab::Reporter& report, int n,
                     {"shared_bytes", double(occ.static_shared + occ.dynamic_shared)},
                     {"blocks_per_sm", double(occ.blocks_per_sm)},
                     {"occupancy", occ.occupancy}};
-        std::snprintf(note, sizeof note, "rel. error %.3g (model %.3g)  regs %3d smem %6zu B  %d blocks/SM", err,
-                      expected, occ.registers, occ.static_shared + occ.dynamic_shared, occ.blocks_per_sm);
+        note = hpclab::format("rel. error %.3g (model %.3g)  regs %3d smem %6zu B  %d blocks/SM", err, expected,
+                              occ.registers, occ.static_shared + occ.dynamic_shared, occ.blocks_per_sm);
         emit(mm, note);
     }
     return not_implemented;

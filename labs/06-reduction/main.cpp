@@ -76,9 +76,8 @@ int run_type(const Options& o, const char* type_name) {
         d_out.copy_to_host(&got, 1);
         const double err = std::fabs(static_cast<double>(got) - ref);
         if (!(err <= tol)) {
-            char buf[256];
-            std::snprintf(buf, sizeof buf, "%s/%s: sum = %.17g, expected %.17g (|err| = %.3g > tolerance %.3g)",
-                          type_name, name.c_str(), static_cast<double>(got), ref, err, tol);
+            std::string buf = hpclab::format("%s/%s: sum = %.17g, expected %.17g (|err| = %.3g > tolerance %.3g)",
+                                             type_name, name.c_str(), static_cast<double>(got), ref, err, tol);
             throw std::runtime_error(buf);
         }
         return err;
@@ -103,9 +102,8 @@ int run_type(const Options& o, const char* type_name) {
     const double cub_gbps = cubm.gbps();
 
     hpclab::Reporter report(o.common.json);
-    char title[200];
-    std::snprintf(title, sizeof title, "\n%zu %ss (%.1f MiB), block %d, median of %d runs; ratio = GB/s / CUB's GB/s",
-                  n, type_name, bytes / 1048576.0, o.block, o.common.reps);
+    std::string title = hpclab::format("\n%zu %ss (%.1f MiB), block %d, median of %d runs; ratio = GB/s / CUB's GB/s",
+                                       n, type_name, bytes / 1048576.0, o.block, o.common.reps);
     report.note(title);
     report.header();
     report.row(copy);
@@ -127,8 +125,7 @@ int run_type(const Options& o, const char* type_name) {
         m.extra = {{"abs_error", check(name)}, {"vs_copy", m.gbps() / copy_gbps}};
         report.row(m);
     }
-    char all_checked[200];
-    std::snprintf(all_checked, sizeof all_checked, "all sums within %.3g of the compensated host sum %.17g", tol, ref);
+    std::string all_checked = hpclab::format("all sums within %.3g of the compensated host sum %.17g", tol, ref);
     report.note(all_checked);
     return not_implemented;
 }
@@ -137,9 +134,8 @@ int run_type(const Options& o, const char* type_name) {
 int run_pi(const Options& o) {
     hpclab::Reporter report(o.common.json);
     report.note("\npi by the composite trapezoid rule on sqrt(1 - x^2), n intervals");
-    char line[200];
-    std::snprintf(line, sizeof line, "%12s %20s %20s %12s %12s %12s", "n", "device", "host", "pi - device", "err*n^1.5",
-                  "device s");
+    std::string line =
+        hpclab::format("%12s %20s %20s %12s %12s %12s", "n", "device", "host", "pi - device", "err*n^1.5", "device s");
     report.note(line);
     for (std::size_t n = 10; n <= o.pi_max; n *= 10) {
         double dev = 0;
@@ -158,8 +154,8 @@ int run_pi(const Options& o) {
         m.seconds.median = m.seconds.min = m.seconds.max = m.seconds.mean = seconds;
         m.seconds.count = 1;
         m.extra = {{"pi", dev}, {"error", err}, {"error_times_n_1_5", err * std::pow(double(n), 1.5)}};
-        std::snprintf(line, sizeof line, "%12zu %20.16f %20.16f %12.3e %12.6f %12.6f", n, dev, host, err,
-                      err * std::pow(double(n), 1.5), seconds);
+        line = hpclab::format("%12zu %20.16f %20.16f %12.3e %12.6f %12.6f", n, dev, host, err,
+                              err * std::pow(double(n), 1.5), seconds);
         report.emit(m, line);
     }
     return 0;

@@ -73,8 +73,7 @@ void run_copy(const Options& o, hpclab::Reporter& report, int* skipped) {
     d_in.copy_from_host(host.data(), n);
     const double d2d = hpclab::cuda::measure_copy_gbps(n * sizeof(float), o.common.reps);
     header(report, "stage 1: copy with an offset and a stride (ratio: GB/s / cudaMemcpy device-to-device GB/s)");
-    char line[100];
-    std::snprintf(line, sizeof line, "cudaMemcpy device-to-device: %.1f GB/s", d2d);
+    std::string line = hpclab::format("cudaMemcpy device-to-device: %.1f GB/s", d2d);
     report.note(line);
     std::vector<float> back(n);
     for (std::size_t offset = 0; offset <= 32 && offset < n; ++offset) {

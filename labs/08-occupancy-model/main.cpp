@@ -72,11 +72,10 @@ void occupancy_row(hpclab::Reporter& report, const lab08::DeviceDescription& d, 
                {"limit_blocks", double(o.limit_blocks)},
                {"limit_registers", double(std::min(o.limit_registers, 9999))},
                {"limit_shared", double(std::min(o.limit_shared, 9999))}};
-    char line[300];
-    std::snprintf(line, sizeof line, "%-28s %5d threads %4d regs %7lld B shared: %2d blocks, %2d warps, %5.1f%% (%s)",
-                  d.name, k.threads_per_block, k.registers_per_thread,
-                  static_cast<long long>(k.static_shared + k.dynamic_shared), o.blocks_per_sm, o.active_warps,
-                  100 * o.occupancy, lab08::limiter_name(o.limiter));
+    std::string line = hpclab::format("%-28s %5d threads %4d regs %7lld B shared: %2d blocks, %2d warps, %5.1f%% (%s)",
+                                      d.name, k.threads_per_block, k.registers_per_thread,
+                                      static_cast<long long>(k.static_shared + k.dynamic_shared), o.blocks_per_sm,
+                                      o.active_warps, 100 * o.occupancy, lab08::limiter_name(o.limiter));
     report.emit(m, line);
 }
 
@@ -158,8 +157,7 @@ void run_latency(const Options& o, hpclab::Reporter& report, Costs& costs, int* 
             costs.latency[op] = (a + b) / 2;
             auto m = hpclab::Measurement::named(std::string("latency/") + lab08::op_name(op));
             m.extra = {{"cycles", costs.latency[op]}, {"repeat_cycles", b}, {"repeat_spread", std::fabs(a - b) / a}};
-            char line[120];
-            std::snprintf(line, sizeof line, "%-12s %7.2f cycles (repeat %.2f)", lab08::op_name(op), a, b);
+            std::string line = hpclab::format("%-12s %7.2f cycles (repeat %.2f)", lab08::op_name(op), a, b);
             report.emit(m, line);
         });
     }
@@ -286,14 +284,12 @@ struct Accuracy {
                    {"min_p_acc_one_law", *std::min_element(one_law.begin(), one_law.end())},
                    {"mean_p_acc_max_law", mean(max_law)},
                    {"min_p_acc_max_law", *std::min_element(max_law.begin(), max_law.end())}};
-        char line[260];
-        std::snprintf(line, sizeof line,
-                      "  %zu points: mean P_acc %.3f (min %.2f); one law %.3f (min %.2f); max law %.3f (min %.2f); "
-                      "Luo's model alone %.3f (min %.2f)",
-                      refined.size(), mean(refined), *std::min_element(refined.begin(), refined.end()), mean(one_law),
-                      *std::min_element(one_law.begin(), one_law.end()), mean(max_law),
-                      *std::min_element(max_law.begin(), max_law.end()), mean(luo),
-                      *std::min_element(luo.begin(), luo.end()));
+        std::string line = hpclab::format(
+            "  %zu points: mean P_acc %.3f (min %.2f); one law %.3f (min %.2f); max law %.3f (min %.2f); "
+            "Luo's model alone %.3f (min %.2f)",
+            refined.size(), mean(refined), *std::min_element(refined.begin(), refined.end()), mean(one_law),
+            *std::min_element(one_law.begin(), one_law.end()), mean(max_law),
+            *std::min_element(max_law.begin(), max_law.end()), mean(luo), *std::min_element(luo.begin(), luo.end()));
         report.emit(m, line);
     }
 };
@@ -507,13 +503,12 @@ void run_validation(const Options& o, hpclab::Reporter& report, const Costs& cos
                                {"roofline_gflops", bound_gflops},
                                {"achieved_gflops", achieved},
                                {"achieved_gbps", bytes / s.median / 1e9}};
-                    char line[300];
-                    std::snprintf(line, sizeof line,
-                                  "%-14s n=%-10lld %4d thr  occ %5.1f%%  measured %9.1f us  model %9.1f us (%-5s) "
-                                  "P_acc %.2f (%.2f)  %7.1f GB/s  %8.1f GFLOP/s (roof %.0f)",
-                                  vk.name.c_str(), size, t, 100 * occ.occupancy, s.median * 1e6, refined.seconds * 1e6,
-                                  refined.bound.c_str(), acc.refined.back(), acc.luo.back(), bytes / s.median / 1e9,
-                                  achieved, bound_gflops);
+                    std::string line = hpclab::format(
+                        "%-14s n=%-10lld %4d thr  occ %5.1f%%  measured %9.1f us  model %9.1f us (%-5s) "
+                        "P_acc %.2f (%.2f)  %7.1f GB/s  %8.1f GFLOP/s (roof %.0f)",
+                        vk.name.c_str(), size, t, 100 * occ.occupancy, s.median * 1e6, refined.seconds * 1e6,
+                        refined.bound.c_str(), acc.refined.back(), acc.luo.back(), bytes / s.median / 1e9, achieved,
+                        bound_gflops);
                     report.emit(m, line);
                 }
             }
@@ -556,11 +551,10 @@ void run_prefetch(const Options& o, hpclab::Reporter& report, int* skipped) {
                        {"blocks_per_sm", double(occ.blocks_per_sm)},
                        {"occupancy", occ.occupancy},
                        {"gflops", m.flops / s.median / 1e9}};
-            char line[200];
-            std::snprintf(line, sizeof line,
-                          "%-9s n=%d  %3d registers  %2d blocks/SM  occupancy %5.1f%%  %8.1f GFLOP/s",
-                          prefetch ? "prefetch" : "tiled", n, attr.numRegs, occ.blocks_per_sm, 100 * occ.occupancy,
-                          m.flops / s.median / 1e9);
+            std::string line =
+                hpclab::format("%-9s n=%d  %3d registers  %2d blocks/SM  occupancy %5.1f%%  %8.1f GFLOP/s",
+                               prefetch ? "prefetch" : "tiled", n, attr.numRegs, occ.blocks_per_sm, 100 * occ.occupancy,
+                               m.flops / s.median / 1e9);
             report.emit(m, line);
         });
     }

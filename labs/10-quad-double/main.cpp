@@ -238,9 +238,7 @@ void bench_sum(const Options& o, hpclab::Reporter& report) {
     mg.anchor = "double sum, 1 core";
     mg.ratio = gpu.median / cpu.median;
     mg.extra = {{"relative_error", err_gpu}};
-    char line[256];
-    std::snprintf(
-        line, sizeof line,
+    std::string line = hpclab::format(
         "                     quad-double, GPU      %9.6f s, relative error %.2e: %s one core in double (%.2fx)",
         gpu.median, err_gpu, gpu.median <= cpu.median ? "as fast as" : "slower than", cpu.median / gpu.median);
     report.emit(mg, line);

@@ -63,10 +63,9 @@ int run_gpu(const Options& o) {
     const Strip problem = make_problem(ProblemKind::LaplaceHarmonic, n);
     const double w = omega_opt(n);
     hpclab::Reporter report = reporter(o);
-    char header[160];
-    std::snprintf(header, sizeof header,
-                  "%d^2 doubles, %d sweeps per run, median of %d; device copy %.0f GB/s (read + write)", n, sweeps,
-                  o.common.reps, copy);
+    std::string header =
+        hpclab::format("%d^2 doubles, %d sweeps per run, median of %d; device copy %.0f GB/s (read + write)", n, sweeps,
+                       o.common.reps, copy);
     report.note(header);
     Strip first_result;
     for (Layout l : layouts_of(o))
@@ -75,9 +74,8 @@ int run_gpu(const Options& o) {
             try {
                 set_loads(d, how);
             } catch (const std::invalid_argument& e) {
-                char skipped[400];
-                std::snprintf(skipped, sizeof skipped, "  %-10s %-7s skipped: %s", layout_name(l), loads_name(how),
-                              e.what());
+                std::string skipped =
+                    hpclab::format("  %-10s %-7s skipped: %s", layout_name(l), loads_name(how), e.what());
                 report.note(skipped);
                 continue;
             }
@@ -114,10 +112,9 @@ int run_gpu(const Options& o) {
             m.anchor = "device copy";
             m.ratio = m.gbps() / copy;
             m.extra = {{"copy_gb_per_s", copy}, {"gupdates_per_s", m.items_per_s() / 1e9}};
-            char line[256];
-            std::snprintf(line, sizeof line, "  %-10s %-7s %.3f ms per sweep, %.2f Gupdates/s, %.0f GB/s = %.2fx copy",
-                          layout_name(l), loads_name(how), stats.median / sweeps * 1e3, m.items_per_s() / 1e9, m.gbps(),
-                          m.ratio);
+            std::string line = hpclab::format("  %-10s %-7s %.3f ms per sweep, %.2f Gupdates/s, %.0f GB/s = %.2fx copy",
+                                              layout_name(l), loads_name(how), stats.median / sweeps * 1e3,
+                                              m.items_per_s() / 1e9, m.gbps(), m.ratio);
             report.emit(m, line);
         }
     return 0;

@@ -70,9 +70,9 @@ int run_pingpong(const Options& o) {
                {"column_gb_per_s_fit", 1e-9 / sfit.per_byte_s},
                {"predicted_s", predicted},
                {"prediction_error", (predicted - measured) / measured}};
-    char line[200];
-    std::snprintf(line, sizeof line, "halo exchange of %d-double rows: measured %.2f us, model %.2f us (error %+.0f%%)",
-                  sc.n() + 2, measured * 1e6, predicted * 1e6, 100 * (predicted - measured) / measured);
+    std::string line =
+        hpclab::format("halo exchange of %d-double rows: measured %.2f us, model %.2f us (error %+.0f%%)", sc.n() + 2,
+                       measured * 1e6, predicted * 1e6, 100 * (predicted - measured) / measured);
     hpclab::Reporter report = reporter(o);
     report.emit(m, line);
     // Host <- device copies fitted to T(n) = a n^b (thesis eq. 6.2).
@@ -93,11 +93,10 @@ int run_pingpong(const Options& o) {
         c.name = "device-to-host-fit";
         c.extra = {
             {"a", pf.a}, {"b", pf.b}, {"startup_us", lf.startup_s * 1e6}, {"gb_per_s_fit", 1e-9 / lf.per_byte_s}};
-        char fit_line[200];
-        std::snprintf(fit_line, sizeof fit_line,
-                      "device -> pinned host copies: T(n) = %.3g n^%.3f s (thesis: b = 0.99); linear: %.2f us + n / "
-                      "%.1f GB/s",
-                      pf.a, pf.b, lf.startup_s * 1e6, 1e-9 / lf.per_byte_s);
+        std::string fit_line = hpclab::format(
+            "device -> pinned host copies: T(n) = %.3g n^%.3f s (thesis: b = 0.99); linear: %.2f us + n / "
+            "%.1f GB/s",
+            pf.a, pf.b, lf.startup_s * 1e6, 1e-9 / lf.per_byte_s);
         report.emit(c, fit_line);
     }
     return 0;

@@ -116,28 +116,25 @@ void check_and_time(Context& c, const Variant& v, bool is_anchor, bool report_ex
         m.anchor = "strips";
         m.ratio = *c.anchor / t.seconds;  // > 1: faster than the plain strips
     }
-    char line[480];
-    int used = std::snprintf(line, sizeof line, "  %-30s %8.3f ms per sweep", v.name.c_str(), t.seconds * 1e3);
-    if (c.anchor && !is_anchor) used += std::snprintf(line + used, sizeof line - used, "  %.2fx strips", m.ratio);
+    std::string line = hpclab::format("  %-30s %8.3f ms per sweep", v.name.c_str(), t.seconds * 1e3);
+    if (c.anchor && !is_anchor) line += hpclab::format("  %.2fx strips", m.ratio);
     if (report_exchange) {
         m.extra.push_back({"exchange_share", t.exchange_seconds / t.seconds});
-        used +=
-            std::snprintf(line + used, sizeof line - used, "  exchange %.0f%%", 100 * t.exchange_seconds / t.seconds);
+        line += hpclab::format("  exchange %.0f%%", 100 * t.exchange_seconds / t.seconds);
     }
     if (model) {
         const double alone = model->alone, predicted = model->predicted;
         m.extra.push_back({"exchange_alone_s", alone});
         m.extra.push_back({"exchange_predicted_s", predicted});
         m.extra.push_back({"prediction_error", (predicted - alone) / alone});
-        used += std::snprintf(line + used, sizeof line - used,
-                              "\n      one exchange: %.1f us alone, model %.1f us (%+.0f%%)", alone * 1e6,
-                              predicted * 1e6, 100 * (predicted - alone) / alone);
+        line += hpclab::format("\n      one exchange: %.1f us alone, model %.1f us (%+.0f%%)", alone * 1e6,
+                               predicted * 1e6, 100 * (predicted - alone) / alone);
         if (model->host_timed) {
             // Two exchanges per sweep (one before each colour).
             const double in_run = t.exchange_seconds / 2;
             m.extra.push_back({"exchange_in_run_s", in_run});
-            std::snprintf(line + used, sizeof line - used, "; %.1f us in the run (waiting for the neighbour: %.1f us)",
-                          in_run * 1e6, (in_run - alone) * 1e6);
+            line += hpclab::format("; %.1f us in the run (waiting for the neighbour: %.1f us)", in_run * 1e6,
+                                   (in_run - alone) * 1e6);
         }
     }
     c.report.emit(m, line);
@@ -245,13 +242,12 @@ int run_gpus(Context& c) {
         const double row = 8.0 * row_pitch(Layout::Separated, c.n);
         c.model = fit_exchange_model(MPI_COMM_WORLD,
                                      std::max<std::size_t>(std::size_t(1) << 20, 4 * static_cast<std::size_t>(row)));
-        char line[240];
-        std::snprintf(line, sizeof line,
-                      "model: message %.2f us + %.1f GB/s; device->host %.2f us + %.1f GB/s; host->device %.2f us + "
-                      "%.1f GB/s",
-                      c.model->message.startup_s * 1e6, 1e-9 / c.model->message.per_byte_s,
-                      c.model->to_host.startup_s * 1e6, 1e-9 / c.model->to_host.per_byte_s,
-                      c.model->to_device.startup_s * 1e6, 1e-9 / c.model->to_device.per_byte_s);
+        std::string line = hpclab::format(
+            "model: message %.2f us + %.1f GB/s; device->host %.2f us + %.1f GB/s; host->device %.2f us + "
+            "%.1f GB/s",
+            c.model->message.startup_s * 1e6, 1e-9 / c.model->message.per_byte_s, c.model->to_host.startup_s * 1e6,
+            1e-9 / c.model->to_host.per_byte_s, c.model->to_device.startup_s * 1e6,
+            1e-9 / c.model->to_device.per_byte_s);
         c.report.note(line);
         c.report.note(hpclab::format(
             "model: a push into the next GPU %.2f us + %.1f GB/s; an event hand-off "

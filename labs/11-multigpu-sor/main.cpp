@@ -49,9 +49,8 @@ int run_demo(const Options& o) {
         const double secs = t.seconds();
         const double err = max_error(ProblemKind::LaplaceHarmonic, s);
         ok = ok && res.converged && err < 1e-7;
-        char line[256];
-        std::snprintf(line, sizeof line, "  %-28s omega %.6f  %7ld sweeps  %.4f s  max |u - exact| = %.2e", r.name,
-                      r.omega, res.iterations, secs, err);
+        std::string line = hpclab::format("  %-28s omega %.6f  %7ld sweeps  %.4f s  max |u - exact| = %.2e", r.name,
+                                          r.omega, res.iterations, secs, err);
         root_out() << line << "\n";
     }
     // The thesis's cap matters once omega_opt > 1.9 (n > 59); the difference
@@ -63,9 +62,8 @@ int run_demo(const Options& o) {
             Strip s = make_problem(ProblemKind::LaplaceHarmonic, big);
             const SolveResult res = solve(s, Method::RedBlackSor, omega, 1e-8, 5, 200000);
             ok = ok && res.converged;
-            char line[160];
-            std::snprintf(line, sizeof line, "  omega %.6f  %7ld sweeps  max |u - exact| = %.2e", omega, res.iterations,
-                          max_error(ProblemKind::LaplaceHarmonic, s));
+            std::string line = hpclab::format("  omega %.6f  %7ld sweeps  max |u - exact| = %.2e", omega,
+                                              res.iterations, max_error(ProblemKind::LaplaceHarmonic, s));
             root_out() << line << "\n";
         }
     }
