@@ -53,5 +53,5 @@ if [ "${HANDOUTS:-1}" != 0 ]; then
   python3 "$root/tools/handout_commands.py" --run here,gpu-host,slow ${docs[@]:+--docs "${docs[@]}"} \
     > "$out/handouts.log" 2>&1
   echo "handout commands (here, gpu-host, slow): exit $?"
-  grep -E '^  (FAIL|TIME) |^[0-9]+ commands in' "$out/handouts.log"
+  grep -E '^  (FAIL|TIME|skip) |^[0-9]+ commands in' "$out/handouts.log"
 fi

@@ -23,7 +23,9 @@ Where a command runs, as written, from the root of:
 A document's commands run in order in one bash, as a reader types them in
 one terminal (an `export` holds for the commands after it), and stop at the
 first that fails. A command succeeds when it exits 0, or as its trailing
-comment says: `# ... exits 1` or `# ... exits non-zero`.
+comment says: `# ... exits 1` or `# ... exits non-zero`. `# ... exits 0 or
+77` also lets it end with 77 where an optional package is absent (tools/plot
+on a GPU host without matplotlib): it is reported as skipped, not as ok.
 
 Which commands run where: a block with no marker runs here (CPU and MPI:
 the Meson test `handout commands`, `meson test --suite handout-commands`,
@@ -79,7 +81,10 @@ MARKER = re.compile(r"^\s*<!--\s*check:\s*(.*?)\s*-->\s*$")
 IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+)\)")
 # A figure names the machine it was measured on.
 MACHINE = re.compile(r"\b(H100|H200|A100)s?\b|\b\d+-core\b|\b\d+ cores\b")
-EXPECT = re.compile(r"\bexits (\d+|non-zero)\b")
+# "exits 1", "exits non-zero", or "exits 0 or 77": a second status is one the
+# command may end with where an optional package is absent (77, meson's
+# "skipped": tools/plot without matplotlib).
+EXPECT = re.compile(r"\bexits (\d+|non-zero)(?: or (\d+))?\b")
 # Placeholders a reader must replace are not commands: DIR, P, on|off, [--flag].
 PLACEHOLDER = re.compile(r"(?:^|\s)([A-Z][A-Z_]*|\w+\|\w+|\[--?\w[^\]]*\])(?=\s|$)")
 OPEN_MPI_ROOT = ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "OMPI_MCA_rmaps_base_oversubscribe")
@@ -93,7 +98,20 @@ class Command:
         self.expect = None if m is None else ("non-zero" if m.group(1) == "non-zero" else int(m.group(1)))
         if self.expect is None:
             self.expect = 0
+        self.also = None if m is None or m.group(2) is None else int(m.group(2))
         self.kind = block.kind
+
+    def accepts(self, status):
+        """Whether STATUS (None: it did not end) is one this command may end with."""
+        if status is None:
+            return False
+        return status != 0 if self.expect == "non-zero" else status in (self.expect, self.also)
+
+    def shell_check(self):
+        """The bash test of $__hc that accepts() makes in Python."""
+        if self.expect == "non-zero":
+            return '[ "$__hc" != 0 ]'
+        return " || ".join('[ "$__hc" = %d ]' % s for s in (self.expect, self.also) if s is not None)
 
     @property
     def code(self):
@@ -344,14 +362,13 @@ def script_for(commands, status_path):
     is not the expected one."""
     lines = ["exec 3>>%s" % sh_quote(status_path)]
     for i, c in enumerate(commands):
-        check = ('[ "$__hc" != 0 ]' if c.expect == "non-zero" else '[ "$__hc" = %d ]' % c.expect)
         # `times` adds the children's CPU seconds so far (user, then system):
         # a command's CPU time is the difference, whatever the load.
         lines += ["# %s" % c.where(),
                   'echo "start %d $EPOCHREALTIME" >&3' % i,
                   c.text,
                   '__hc=$?; { echo "end %d $__hc $EPOCHREALTIME"; times; } >&3' % i,
-                  "%s || exit 100" % check]
+                  "{ %s; } || exit 100" % c.shell_check()]
     return "\n".join(lines) + "\n"
 
 
@@ -502,12 +519,13 @@ def run(root, kinds, patterns, keep, timeout, from_release=None):
         ran = {r[0] for r in results}
         for i, status, seconds, cpu in results:
             c = commands[i]
-            ok = status is not None and (status != 0 if c.expect == "non-zero" else status == c.expect)
-            what = "ok  " if ok else ("TIME" if status is None else "FAIL")
+            ok = c.accepts(status)
+            usual = status == c.expect or (ok and c.expect == "non-zero")
+            what = "TIME" if status is None else ("FAIL" if not ok else ("ok  " if usual else "skip"))
             print("  %s %6.1f s %6.1f s CPU  %s  %s%s" % (what, seconds, cpu, c.where(), c.code[:100],
-                                                         "" if ok else "  (exit %s, expected %s)" % (status, c.expect)),
+                                                         "" if usual else "  (exit %s, expected %s)" % (status, c.expect)),
                   flush=True)
-            rows.append((c, seconds, cpu, ok))
+            rows.append((c, seconds, cpu, ok, usual))
             if not ok:
                 failures.append(c.where())
                 print(tail(log_path, 40))
@@ -526,15 +544,16 @@ def run(root, kinds, patterns, keep, timeout, from_release=None):
             c = commands[mpi[0][1]]
             t1 = time.monotonic()
             status, out = as_nobody(c.text, layout, env, timeout)
-            ok = status is not None and (status != 0 if c.expect == "non-zero" else status == c.expect)
+            ok = c.accepts(status)
             print("  %s %6.1f s  %s  (again as uid %d)" % ("ok  " if ok else "FAIL", time.monotonic() - t1,
                                                           c.where(), NOBODY), flush=True)
             if not ok:
                 failures.append(c.where() + " as uid %d" % NOBODY)
                 print(out[-3000:])
         print("  %s: %.0f s, %.0f s of CPU" % (doc, time.monotonic() - t0, sum(r[3] for r in results)), flush=True)
-    print("%d commands in %d documents, %d failed, %.0f s, %.0f s of CPU" % (
-        len(rows), len(plan), len(failures), time.monotonic() - total_t0, sum(r[2] for r in rows)))
+    print("%d commands in %d documents, %d failed, %d skipped (an optional package absent), %.0f s, %.0f s of CPU" % (
+        len(rows), len(plan), len(failures), sum(r[3] and not r[4] for r in rows), time.monotonic() - total_t0,
+        sum(r[2] for r in rows)))
     if failures:
         print("failed: " + "; ".join(failures))
         print("logs and layouts kept in " + work)

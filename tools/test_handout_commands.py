@@ -138,6 +138,15 @@ class Script(unittest.TestCase):
         self.assertLess(cpu_sleep, 0.1)
         self.assertGreater(wall_sleep, 0.25)
 
+    def test_a_second_status_is_accepted_and_the_script_goes_on(self):
+        code, results = self.run_commands(["exit_with() { return $1; }; exit_with 77  # exits 0 or 77", "true",
+                                           "exit_with() { return $1; }; exit_with 1  # exits 0 or 77"])
+        self.assertEqual((code, results), (100, [(0, 77), (1, 0), (2, 1)]))
+        c = hc.Command("d.md", 1, "tools/plot 08 x.jsonl  # PNGs; exits 0 or 77 (no matplotlib)",
+                       hc.Block("d.md", 1, "sh", None))
+        self.assertEqual((c.expect, c.also), (0, 77))
+        self.assertEqual([c.accepts(s) for s in (0, 77, 1, None)], [True, True, False, False])
+
     def test_an_unexpected_success_is_a_failure(self):
         code, results = self.run_commands(["true  # exits non-zero"])
         self.assertEqual((code, results), (100, [(0, 0)]))
