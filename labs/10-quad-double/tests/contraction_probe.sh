@@ -5,12 +5,23 @@
 #   IMPL_DIR: solutions/10-quad-double or labs/10-quad-double/student (whose multi_double.hpp to test)
 #   MESON_BUILD_DIR: a configured and built tree (for libhpclab and libhpclab_cuda)
 set -eu
+if [ $# -lt 2 ]; then
+    echo "usage: $0 IMPL_DIR MESON_BUILD_DIR [ARCH]" >&2
+    exit 2
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 lab=$(dirname "$here")
 root=$(dirname "$(dirname "$lab")")
 impl=$(cd "$1" && pwd)
-build=$(cd "$2" && pwd)
+build=$(cd "$2" 2>/dev/null && pwd) || build=$2
 arch=${3:-90}
+for lib in libhpclab_cuda.a libhpclab.a; do
+    if [ ! -f "$build/common/$lib" ]; then
+        echo "$0: $2 is not a built tree of this repository (no common/$lib): give the directory" \
+             "you ran meson compile in, e.g. build/10-quad-double" >&2
+        exit 2
+    fi
+done
 out=$build/lab10-contraction
 mkdir -p "$out"
 cuda_home=$(dirname "$(dirname "$(command -v nvcc)")")
