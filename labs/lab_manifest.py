@@ -14,7 +14,10 @@ A lab is:
                             shows, never scored: check_profile), figures
                             and the runs that record them (figure_runs, below),
                             every_gpu (true: its tests use every GPU of the
-                            host, so a grade leases them all; else one)
+                            host, so a grade leases them all; else one),
+                            mpi_ranks (the rank counts every test runs with)
+                            and one_rank_tests (names or globs of serial or
+                            one-GPU tests the grader runs with the fewest)
   labs/NN-name/student/     the files a student edits, and nothing else: every
                             file in it is a student file
   labs/NN-name/*            the harness: the interface, given code, the driver
@@ -216,6 +219,10 @@ def load(root, lab):
         raise ManifestError("%s: labs/%s/%s/ holds no student file" % (where, lab, STUDENT_DIR))
     data.setdefault("harness", [])
     data.setdefault("mpi_ranks", [])
+    # Tests (names or globs) the grader runs with the fewest of mpi_ranks
+    # only: serial or one-GPU tests of an MPI lab (judging.runs_for).
+    if _list_of_str(data, "one_rank_tests", where) and not data["mpi_ranks"]:
+        raise ManifestError("%s: one_rank_tests needs mpi_ranks (a lab without MPI runs every test once)" % where)
     data.setdefault("driver_checks", [])
     check_driver_files(data, where)
     data.setdefault("test_main", "mpi" if "mpi" in needs else "gtest")

@@ -20,10 +20,12 @@ process ended by itself (no signal, no timeout). Nothing the submission's
 process prints, exits with or writes besides its record is read for a score.
 """
 import contextlib
+import fnmatch
 import json
 import os
 import shutil
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import List, Optional
 
@@ -121,7 +123,14 @@ class Run:
         return " (with %s MPI ranks)" % self.np if self.np else ""
 
 
-def runs_for(manifest):
+def runs_for(manifest, test=None):
+    """How TEST (every test when None) is started: once per rank count of
+    lab.json's "mpi_ranks", or once with the fewest ranks for a test that
+    "one_rank_tests" names (a serial or one-GPU test: more ranks would run
+    the same code again, side by side, and check nothing new)."""
+    if test is not None and manifest["mpi_ranks"] and any(
+            fnmatch.fnmatchcase(test, p) for p in manifest.get("one_rank_tests", [])):
+        return [Run(manifest["mpi_ranks"][0])]
     return [Run(np) for np in manifest["mpi_ranks"]] or [Run()]
 
 
@@ -157,6 +166,7 @@ class Judging:
         os.makedirs(self.records, exist_ok=True)
         self.record_outcomes = {}  # (test, np) -> sandbox.Outcome
         self.record_problems = {}  # (test, np) -> why a record file was refused
+        self.runs = []  # one entry per judge() call: what it ran and how long it took
 
     def env(self, extra):
         # mpi_yield_when_idle: a rank that waits gives up its core. Records
@@ -222,12 +232,18 @@ class Judging:
     def judge(self, judge_build, kind, tests, run):
         """Judge TESTS (names) of binary KIND ('-tests' or '-hidden') for one
         rank count; returns {test: (gtest case or None, notes by rank)}."""
+        t0 = time.monotonic()
         results = self._judge_once(judge_build, kind, tests, run)
+        together = time.monotonic() - t0
         # A test the judge did not finish (it crashed or ran out of time) is
         # judged again alone, so one test cannot take the others with it.
-        for t in tests:
-            if results.get(t, (None, {}))[0] is None and len(tests) > 1:
-                results.update(self._judge_once(judge_build, kind, [t], run))
+        alone = [t for t in tests if results.get(t, (None, {}))[0] is None and len(tests) > 1]
+        for t in alone:
+            results.update(self._judge_once(judge_build, kind, [t], run))
+        # Where a grade's judging time goes (results.json: extra_data.judge_runs).
+        self.runs.append({"binary": kind.lstrip("-"), "ranks": run.ranks(), "tests": len(tests),
+                          "seconds": round(together, 1), "judged_alone": len(alone),
+                          "alone_seconds": round(time.monotonic() - t0 - together, 1)})
         return results
 
     def _judge_once(self, judge_build, kind, tests, run):

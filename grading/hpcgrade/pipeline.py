@@ -368,7 +368,6 @@ def hidden_readers(deps_text, hidden_dir, build_dir):
 
 def record(g, todo=None):
     todo = [it for it in g.tests() if it.outcome == "not run"] if todo is None else todo
-    runs = judging.runs_for(g.manifest)
     g.step("recording %d tests in the submission's build" % len(todo))
 
     def one(job):
@@ -394,7 +393,7 @@ def record(g, todo=None):
             one(job)
 
     for kind in (score.VISIBLE, score.HIDDEN):
-        jobs = [(it, run) for it in todo if it.kind == kind for run in runs]
+        jobs = [(it, run) for it in todo if it.kind == kind for run in judging.runs_for(g.manifest, it.test)]
         if not jobs:
             continue
         workspace.open_hidden(g.ws, kind == score.HIDDEN)
@@ -414,8 +413,11 @@ def judge(g, todo=None):
         by_kind.setdefault("-tests" if it.kind == score.VISIBLE else "-hidden", []).append(it)
     for suffix, items in by_kind.items():
         for run in runs:
-            results = g.judging.judge(g.judge_build, suffix, [it.test for it in items], run)
-            for it in items:
+            here = [it for it in items if run in judging.runs_for(g.manifest, it.test)]
+            if not here:
+                continue
+            results = g.judging.judge(g.judge_build, suffix, [it.test for it in here], run)
+            for it in here:
                 case, notes = results[it.test]
                 v = g.judging.verdict(it.test, run, case, notes, show_output=it.kind == score.VISIBLE)
                 prev = g.judged.get(it.test)
@@ -423,6 +425,9 @@ def judge(g, todo=None):
                 if prev is None or prev.status == judging.PASSED:
                     v.seconds += prev.seconds if prev else 0.0
                     g.judged[it.test] = v
+    # The visible tests' judge runs only: how the hidden ones went (one that
+    # had to be judged again alone) is a verdict a student may not see yet.
+    g.extra["judge_runs"] = [r for r in g.judging.runs if r["binary"] == "tests"]
     for it in todo:
         v = g.judged.get(it.test) or judging.Verdict(judging.FAILED, "not run: the grade's time limit ran out")
         it.execution_time = v.seconds

@@ -877,6 +877,43 @@ class MpiLaunchEnvTest(unittest.TestCase):
         self.assertEqual(fixed.returncode, 0, (fixed.stdout + fixed.stderr).decode()[-500:])
 
 
+class RunsForTest(unittest.TestCase):
+    """Which rank counts a test is recorded and judged with."""
+
+    def test_one_rank_tests_run_once_with_the_fewest_ranks(self):
+        m = {"mpi_ranks": ["1", "2", "4"], "one_rank_tests": ["Cpu.*", "Hidden.Fit"]}
+        every = [judging.Run("1"), judging.Run("2"), judging.Run("4")]
+        self.assertEqual(judging.runs_for(m), every)
+        self.assertEqual(judging.runs_for(m, "Cpu.SweepIsLexicographic"), [judging.Run("1")])
+        self.assertEqual(judging.runs_for(m, "Hidden.Fit"), [judging.Run("1")])
+        # A glob names a suite exactly: GpuMpi is not Gpu, CpuX is not Cpu.
+        for test in ("Mpi.StripsAreBitwiseEqual", "CpuX.Y", "Hidden.FitMore"):
+            self.assertEqual(judging.runs_for(m, test), every, test)
+
+    def test_a_lab_without_mpi_runs_every_test_once(self):
+        self.assertEqual(judging.runs_for({"mpi_ranks": []}, "Cpu.X"), [judging.Run()])
+        lab_manifest = sys.modules[manifest.load.__module__]
+        with tempfile.TemporaryDirectory() as tree:
+            shutil.copytree(os.path.join(ROOT, "labs", "01-sorting"), os.path.join(tree, "labs", "01-sorting"))
+            path = os.path.join(tree, "labs", "01-sorting", "lab.json")
+            with open(path) as f:
+                data = json.load(f)
+            data["one_rank_tests"] = ["Sorting.*"]
+            with open(path, "w") as f:
+                json.dump(data, f)
+            with self.assertRaisesRegex(lab_manifest.ManifestError, "one_rank_tests needs mpi_ranks"):
+                lab_manifest.load(tree, "01-sorting")
+
+    def test_lab_11s_serial_and_one_gpu_tests_are_named(self):
+        m = manifest.load(ROOT, "11-multigpu-sor")
+        one = [t for kind in ("visible", "hidden") for t in m["tests"][kind]["points"]
+               if len(judging.runs_for(m, t)) == 1]
+        self.assertIn("Cpu.SorSweepIsLexicographic", one)
+        self.assertIn("Gpu.NaturalLayoutMatchesCpuBitwise", one)
+        self.assertNotIn("GpuMpi.PeerExchangeMatchesSerialBitwise", one)
+        self.assertNotIn("Hidden.TinyGridsAndOneRowStrips", one)
+
+
 class CoreTokensTest(unittest.TestCase):
     """A grade's record runs share its --jobs cores by MPI rank count."""
 
