@@ -904,6 +904,15 @@ class RunsForTest(unittest.TestCase):
             with self.assertRaisesRegex(lab_manifest.ManifestError, "one_rank_tests needs mpi_ranks"):
                 lab_manifest.load(tree, "01-sorting")
 
+    def test_every_pattern_names_a_test_of_its_lab(self):
+        import fnmatch
+        for lab in manifest.list_labs(ROOT):
+            m = manifest.load(ROOT, lab)
+            keys = [k for kind in ("visible", "hidden") for k in m["tests"][kind]["points"]]
+            for pattern in m.get("one_rank_tests", []):
+                self.assertTrue(any(fnmatch.fnmatchcase(k, pattern) for k in keys),
+                                "%s: one_rank_tests %r names no test" % (lab, pattern))
+
     def test_lab_11s_serial_and_one_gpu_tests_are_named(self):
         m = manifest.load(ROOT, "11-multigpu-sor")
         one = [t for kind in ("visible", "hidden") for t in m["tests"][kind]["points"]
