@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass, field
 from typing import List, Optional
 
+from . import lease
 from . import sandbox as sb_mod
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
@@ -213,8 +214,12 @@ class Judging:
             env["HPCLAB_JUDGE_CUDA"] = "1"
         # Profile "record": no timers nor other ways to change a call's
         # outputs after its record was written (seccomp.py).
-        outcome = ctx.sandbox.execute(argv, test_limits(timeout, ctx.opts.memory_bytes), ro=list(ro),
-                                      rw=[run_dir], cwd=run_dir, env=self.env(env), profile="record")
+        # A CUDA lab's run holds a place per rank among the host's CUDA
+        # processes (lease.CUDA_PROCESSES says why), across every grade.
+        with lease.places("cuda", lease.cuda_processes(), run.ranks()) if "HPCLAB_JUDGE_CUDA" in env \
+                else contextlib.nullcontext():
+            outcome = ctx.sandbox.execute(argv, test_limits(timeout, ctx.opts.memory_bytes), ro=list(ro),
+                                          rw=[run_dir], cwd=run_dir, env=self.env(env), profile="record")
         self.record_outcomes[(item.test, run.np)] = outcome
         dest = self.record_dir(run, item.kind)
         for rank in range(run.ranks()):

@@ -129,6 +129,57 @@ def share(resources, who):
     return _take(resources, fcntl.LOCK_SH, who)
 
 
+# How many processes of CUDA labs' recordings may run at once on a host,
+# across every grade (HPCGRADE_CUDA_PROCESSES overrides it). Each starts the
+# CUDA driver, and the driver starts contexts about one at a time across
+# processes: on two H200s a start took 0.54 s alone and a median of 4.6 s
+# with 24 at once (one GPU visible; 8.5 s with both), so parallel grades
+# spent most of a test's 20 s starting CUDA. Sixteen is what one grade with
+# --jobs 16 ran on a 16-core H200 host, where start-up stayed near 4 s.
+CUDA_PROCESSES = 16
+
+
+def cuda_processes():
+    text = os.environ.get("HPCGRADE_CUDA_PROCESSES", "")
+    return int(text) if text.isdigit() and int(text) > 0 else CUDA_PROCESSES
+
+
+@contextlib.contextmanager
+def places(kind, total, n=1, poll_s=0.05):
+    """N of this host's TOTAL places of KIND for the body, across threads,
+    processes and grades: a flock on each of N of TOTAL files, taken all at
+    once or not at all (a taker that held some while waiting for more could
+    wait for another doing the same). N is at most TOTAL. Waits as long as
+    it takes, polling: each holder's command is bounded by its own limits."""
+    directory = _private_dir()
+    n = max(1, min(int(n), int(total)))
+    while True:
+        taken = []
+        for i in range(total):
+            f = _lock_file(directory, "%s-%d.place" % (kind, i))
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                f.close()
+                continue
+            taken.append(f)
+            if len(taken) == n:
+                break
+        if len(taken) == n:
+            break
+        for f in taken:
+            fcntl.flock(f, fcntl.LOCK_UN)
+            f.close()
+        time.sleep(poll_s)
+    try:
+        yield n
+    finally:
+        # Unlocked explicitly, never by closing alone (see _take).
+        for f in taken:
+            fcntl.flock(f, fcntl.LOCK_UN)
+            f.close()
+
+
 def devices_for(needs_gpu, every_gpu=False, ids=None):
     """The GPUs a grade uses, as CUDA_VISIBLE_DEVICES names them: none for a
     CPU lab; all of IDS (default host.gpu_ids()) for a lab whose tests use

@@ -28,6 +28,18 @@ def hold_in_process(directory, resource, seconds):
         time.sleep(seconds)
 
 
+def take_places_in_process(directory, total, n, seconds, log):
+    """Holds N of TOTAL places for SECONDS, appending "start N" and "end N"
+    lines (with the time) to LOG."""
+    os.environ["HPCGRADE_LEASES"] = directory
+    with lease.places("cuda", total, n) as held:
+        with open(log, "a") as f:
+            f.write("%f +%d\n" % (time.time(), held))
+        time.sleep(seconds)
+        with open(log, "a") as f:
+            f.write("%f -%d\n" % (time.time(), held))
+
+
 class LeaseUnits(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="hpcgrade-lease-")
@@ -71,6 +83,48 @@ class LeaseUnits(unittest.TestCase):
         self.assertTrue(taken.is_set())
         records = {r["resource"]: r for r in lease.intervals()}
         self.assertLess(records["gpu0"]["end"] - records["gpu0"]["start"], 29)
+
+    def test_places_are_never_held_beyond_their_number_across_processes(self):
+        # Four processes want 1, 2, 3 and 3 of 4 places: never more than 4
+        # are held at once, each gets all it asked for, and one that wants
+        # 3 is not starved by holding 1 and waiting (all or nothing).
+        log = os.path.join(self.dir, "places.log")
+        workers = [multiprocessing.Process(target=take_places_in_process, args=(self.dir, 4, n, 0.3, log))
+                   for n in (1, 2, 3, 3)]
+        t = time.monotonic()
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(30)
+        self.assertEqual([w.exitcode for w in workers], [0, 0, 0, 0])
+        with open(log) as f:
+            events = sorted((float(a), int(b)) for a, b in (line.split() for line in f))
+        held, peak = 0, 0
+        for _, change in events:
+            held += change
+            peak = max(peak, held)
+        self.assertEqual(held, 0)
+        self.assertLessEqual(peak, 4)
+        self.assertEqual(sorted(c for _, c in events if c > 0), [1, 2, 3, 3])
+        # 1+3 or 2 alone, 3 alone, ...: at least three rounds of 0.3 s.
+        self.assertGreaterEqual(time.monotonic() - t, 3 * 0.3)
+
+    def test_places_in_threads_and_a_request_above_the_total(self):
+        with lease.places("cuda", 2, 5) as held:
+            self.assertEqual(held, 2)  # never more than there are
+            got = []
+
+            def take_one():
+                with lease.places("cuda", 2) as n:
+                    got.append(n)
+            t = threading.Thread(target=take_one)
+            t.start()
+            t.join(0.3)
+            self.assertTrue(t.is_alive(), "a thread got a place while all were held")
+        t.join(10)
+        self.assertEqual(got, [1])
+        self.assertEqual(lease.cuda_processes(), int(os.environ.get("HPCGRADE_CUDA_PROCESSES") or
+                                                      lease.CUDA_PROCESSES))
 
     def test_overlaps_finds_exactly_the_overlapping_pairs(self):
         rs = [{"resource": "host", "start": 0, "end": 2}, {"resource": "host", "start": 1, "end": 3},
