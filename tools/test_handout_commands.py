@@ -146,6 +146,7 @@ class Script(unittest.TestCase):
                        hc.Block("d.md", 1, "sh", None))
         self.assertEqual((c.expect, c.also), (0, 77))
         self.assertEqual([c.accepts(s) for s in (0, 77, 1, None)], [True, True, False, False])
+        self.assertEqual([c.skipped(s) for s in (0, 77, 1, None)], [False, True, False, False])
 
     def test_an_unexpected_success_is_a_failure(self):
         code, results = self.run_commands(["true  # exits non-zero"])
