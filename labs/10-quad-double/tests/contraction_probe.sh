@@ -12,6 +12,10 @@ fi
 here=$(cd "$(dirname "$0")" && pwd)
 lab=$(dirname "$here")
 root=$(dirname "$(dirname "$lab")")
+if [ ! -f "$1/multi_double.hpp" ]; then
+    echo "$0: $1 holds no multi_double.hpp: give labs/10-quad-double/student or solutions/10-quad-double" >&2
+    exit 2
+fi
 impl=$(cd "$1" && pwd)
 build=$(cd "$2" 2>/dev/null && pwd) || build=$2
 arch=${3:-90}
