@@ -357,6 +357,16 @@ class Judging:
         return v
 
 
+def run_text(run):
+    """One judge run (Judging.runs' entry) as a progress line."""
+    kind = {"tests": "visible", "hidden": "hidden"}[run["binary"]]
+    text = "judged %d %s tests on %d rank%s in %.1f s" % (run["tests"], kind, run["ranks"],
+                                                          "" if run["ranks"] == 1 else "s", run["seconds"])
+    if run["judged_alone"]:
+        text += ", then %d again alone in %.1f s" % (run["judged_alone"], run["alone_seconds"])
+    return text
+
+
 def judge_hint(rec):
     if rec is None or rec.ok:
         return ""

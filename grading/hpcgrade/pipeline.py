@@ -417,6 +417,8 @@ def judge(g, todo=None):
             if not here:
                 continue
             results = g.judging.judge(g.judge_build, suffix, [it.test for it in here], run)
+            if suffix == "-tests":  # a hidden run's time is not the student's to see
+                g.step(judging.run_text(g.judging.runs[-1]))
             for it in here:
                 case, notes = results[it.test]
                 v = g.judging.verdict(it.test, run, case, notes, show_output=it.kind == score.VISIBLE)
