@@ -11,12 +11,15 @@ For every lab present (or those named) it grades
     show (mutant.json: {"min_gpus": 2}) is listed as not run on a host with
     fewer.
 With --first-loss (CI) a mutant is judged only until its first lost point.
+With --cases only the cases named are graded: a self-check too long for one
+sitting (lab 11's on a GPU host) is split over several.
 Labs and mutants are found on disk, so new ones are picked up without
 changes here. Prints a table; exits 1 if any expectation breaks.
 """
 import argparse
 import concurrent.futures
 import copy
+import fnmatch
 import json
 import os
 import shutil
@@ -248,11 +251,17 @@ def mutant_opts_for(mutant_opts, by):
     return o
 
 
-def run(root, labs, opts, log=print, first_loss=False, parallel=1):
-    """Grades every case of every lab, PARALLEL at a time: builds, recordings
-    and judging share the host's cores; a solution's timed phase holds its
-    resource alone (lease.py), so its ratio is as fair as in a grade of its
-    own. Solutions are queued first."""
+def wanted(cases, name):
+    """Whether the case NAME ("solution", "starter" or a mutant's folder
+    name) is among CASES (fnmatch patterns; None: every case)."""
+    return cases is None or any(fnmatch.fnmatchcase(name, c) for c in cases)
+
+
+def run(root, labs, opts, log=print, first_loss=False, parallel=1, cases=None):
+    """Grades every case of every lab (or those CASES names), PARALLEL at a
+    time: builds, recordings and judging share the host's cores; a
+    solution's timed phase holds its resource alone (lease.py), so its ratio
+    is as fair as in a grade of its own. Solutions are queued first."""
     sandbox = sb_mod.Sandbox(hide=pipeline.sandbox_hides(root))
     log(sandbox.describe())
     for why in preflight.slow_path():
@@ -271,7 +280,7 @@ def run(root, labs, opts, log=print, first_loss=False, parallel=1):
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
             queued = []
-            for lab in labs:
+            for lab in labs if wanted(cases, "solution") else []:
                 queued.append((lab, pool.submit(judge_case, root, lab, "solution", "solution", None, opts,
                                                 mutant_opts, sandbox, tmp)))
             for lab in labs:
@@ -280,9 +289,10 @@ def run(root, labs, opts, log=print, first_loss=False, parallel=1):
                     rows[lab].append((lab, "mutants", "-", "FAIL", "fewer than 3 mutants in %s"
                                       % manifest.lab_paths("", lab).mutants_dir))
                     ok_all = False
-                cases = [("starter", "starter", None)]
-                cases += [("mutant " + os.path.basename(d), "submission", d) for d in mutants]
-                for label, kind, mutant in cases:
+                todo = [("starter", "starter", None)] if wanted(cases, "starter") else []
+                todo += [("mutant " + os.path.basename(d), "submission", d) for d in mutants
+                         if wanted(cases, os.path.basename(d))]
+                for label, kind, mutant in todo:
                     queued.append((lab, pool.submit(judge_case, root, lab, label, kind, mutant, opts, mutant_opts,
                                                     sandbox, tmp)))
             # Logged as each case ends (a long solution does not hide the
@@ -312,6 +322,9 @@ def main(argv=None):
     p.add_argument("--parallel", type=cli.positive_int, default=1,
                    help="grade this many cases at a time (each with --jobs cores); timed phases still run "
                         "one at a time")
+    p.add_argument("--cases", metavar="PATTERNS",
+                   help="only these cases, comma-separated fnmatch patterns over 'solution', 'starter' and the "
+                        "mutants' names (to split a long self-check)")
     a = p.parse_args(argv)
     root = manifest.repo_root()
     try:
@@ -324,8 +337,14 @@ def main(argv=None):
         return 2
     # No profile: the self-check checks scores, which the profile never changes.
     opts = pipeline.Options(jobs=a.jobs, test_timeout=a.test_timeout, rounds=a.rounds, quiet=True, profile=False)
+    cases = [c for c in a.cases.split(",") if c] if a.cases is not None else None
+    if cases is not None and not any(wanted(cases, n) for lab in labs for n in
+                                      ["solution", "starter"] + [os.path.basename(d) for d in mutant_dirs(root, lab)]):
+        print("grading/selfcheck: error: --cases %s names no case of %s" % (a.cases, ", ".join(labs)),
+              file=sys.stderr)
+        return 2
     print("self-check of the grader: %s" % ", ".join(labs))
-    ok, rows = run(root, labs, opts, first_loss=a.first_loss, parallel=a.parallel)
+    ok, rows = run(root, labs, opts, first_loss=a.first_loss, parallel=a.parallel, cases=cases)
     print()
     w = max(len(r[1]) for r in rows)
     print("%-12s %-*s %9s  %-4s %s" % ("lab", w, "graded", "score", "", "expectation"))

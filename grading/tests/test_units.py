@@ -890,6 +890,12 @@ class RunsForTest(unittest.TestCase):
         for test in ("Mpi.StripsAreBitwiseEqual", "CpuX.Y", "Hidden.FitMore"):
             self.assertEqual(judging.runs_for(m, test), every, test)
 
+    def test_a_judge_run_reads_as_one_progress_line(self):
+        run = {"binary": "tests", "ranks": 4, "tests": 12, "seconds": 3.31, "judged_alone": 0, "alone_seconds": 0.0}
+        self.assertEqual(judging.run_text(run), "judged 12 visible tests on 4 ranks in 3.3 s")
+        run.update(ranks=1, judged_alone=2, alone_seconds=7.0)
+        self.assertEqual(judging.run_text(run), "judged 12 visible tests on 1 rank in 3.3 s, then 2 again alone in 7.0 s")
+
     def test_a_lab_without_mpi_runs_every_test_once(self):
         self.assertEqual(judging.runs_for({"mpi_ranks": []}, "Cpu.X"), [judging.Run()])
         lab_manifest = sys.modules[manifest.load.__module__]
@@ -1200,6 +1206,19 @@ class MutantPatchTest(unittest.TestCase):
                 f.write("--- a/sorting.cpp\n+++ b/sorting.cpp\n@@ -1,1 +1,1 @@\n-no such line\n+x\n")
             with self.assertRaises(selfcheck.StaleMutant):
                 selfcheck.overlay(root, "01-sorting", mutant, os.path.join(tmp, "out"))
+
+    def test_cases_pick_the_solution_the_starter_and_mutants_by_pattern(self):
+        from hpcgrade import selfcheck
+        self.assertTrue(selfcheck.wanted(None, "omega-capped"))
+        self.assertTrue(selfcheck.wanted(["solution", "peer-*"], "peer-no-wait"))
+        self.assertTrue(selfcheck.wanted(["solution", "peer-*"], "solution"))
+        self.assertFalse(selfcheck.wanted(["solution", "peer-*"], "starter"))
+        self.assertFalse(selfcheck.wanted(["peer-*"], "halo-peer-x"))
+        out = subprocess.run([sys.executable, os.path.join(ROOT, "grading", "selfcheck"), "01", "--cases", "nothing-*"],
+                             capture_output=True, text=True)
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("--cases nothing-* names no case of 01-sorting", out.stderr)
+        self.assertEqual(out.stdout, "")
 
     def test_a_mutant_that_needs_several_gpus_says_so(self):
         from hpcgrade import selfcheck
