@@ -95,6 +95,7 @@ def check(a):
         raise UsageError("the roster %s has no student sub-directories" % a.roster)
     if os.path.exists(a.out) and not os.path.isdir(a.out):
         raise UsageError("--out %s exists and is not a directory" % a.out)
+    cli.check_settings()
     why = report.unwritable(os.path.join(a.out, gradebook.CSV_NAME))
     if why:
         raise UsageError("cannot write to %s: %s" % (a.out, why))

@@ -5,7 +5,7 @@ import math
 import os
 import sys
 
-from . import inputs, manifest, pipeline, preflight, report, scoreboard
+from . import inputs, lease, manifest, pipeline, preflight, report, scoreboard
 from . import sandbox as sb_mod
 
 USAGE_EPILOG = """\
@@ -97,6 +97,18 @@ def parse_args(argv):
     return a
 
 
+def check_settings():
+    """The grader's HPCGRADE_* settings, read before any grade starts: a bad
+    one is a usage error (one line, exit 2), never a silent default nor a
+    grade that fails halfway as an internal error."""
+    pipeline.fixed_seed()
+    try:
+        sb_mod.fallback_uid_range()
+        lease.cuda_processes()
+    except ValueError as e:
+        raise inputs.UsageError(str(e))
+
+
 def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
     root = manifest.repo_root()
@@ -115,11 +127,7 @@ def main(argv=None):
         for lab in labs:
             manifest.check_grading_fields(manifest.load(root, lab))
             inputs.source_dir(root, lab, kind, submission)
-        pipeline.fixed_seed()  # a bad HPCGRADE_SEED is a usage error, before any grade starts
-        try:
-            sb_mod.fallback_uid_range()  # and so is a bad HPCGRADE_FALLBACK_UIDS
-        except ValueError as e:
-            raise inputs.UsageError(str(e))
+        check_settings()
     except (inputs.UsageError, manifest.ManifestError) as e:
         print("grading/grade: error: %s" % e, file=sys.stderr)
         return 2

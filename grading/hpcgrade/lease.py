@@ -25,6 +25,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import threading
 import time
 
@@ -140,8 +141,15 @@ CUDA_PROCESSES = 16
 
 
 def cuda_processes():
-    text = os.environ.get("HPCGRADE_CUDA_PROCESSES", "")
-    return int(text) if text.isdigit() and int(text) > 0 else CUDA_PROCESSES
+    """How many CUDA processes of recordings may run at once on this host:
+    HPCGRADE_CUDA_PROCESSES, else CUDA_PROCESSES. Any other value than a
+    whole number above 0 is a ValueError, not a silent default."""
+    text = os.environ.get("HPCGRADE_CUDA_PROCESSES", "").strip()
+    if not text:
+        return CUDA_PROCESSES
+    if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
+        raise ValueError("HPCGRADE_CUDA_PROCESSES=%r: give a whole number above 0" % text)
+    return int(text)
 
 
 @contextlib.contextmanager

@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 
-from . import cli, host, manifest, pipeline, preflight, report, score
+from . import cli, host, inputs, manifest, pipeline, preflight, report, score
 from . import sandbox as sb_mod
 
 
@@ -329,7 +329,8 @@ def main(argv=None):
     root = manifest.repo_root()
     try:
         labs = [manifest.resolve_lab(root, x) for x in a.labs] or manifest.list_labs(root)
-    except manifest.ManifestError as e:
+        cli.check_settings()
+    except (manifest.ManifestError, inputs.UsageError) as e:
         print("grading/selfcheck: error: %s" % e, file=sys.stderr)
         return 2
     if not os.path.isdir(os.path.join(root, manifest.SECRET_DIR)):

@@ -275,6 +275,9 @@ class Collect(unittest.TestCase):
                 self.assertEqual(code, 2, output)
                 self.assertIn(words, output)
                 self.assertNotIn("Traceback", output)
+            code, output = run([GRADE_CLASS, "01", roster, "--out", out], {"HPCGRADE_CUDA_PROCESSES": "many"})
+            self.assertEqual(code, 2, output)
+            self.assertIn("HPCGRADE_CUDA_PROCESSES='many': give a whole number above 0", output)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

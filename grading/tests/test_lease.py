@@ -12,6 +12,7 @@ import tempfile
 import threading
 import time
 import unittest
+import unittest.mock
 
 import helpers
 
@@ -123,8 +124,14 @@ class LeaseUnits(unittest.TestCase):
             self.assertTrue(t.is_alive(), "a thread got a place while all were held")
         t.join(10)
         self.assertEqual(got, [1])
-        self.assertEqual(lease.cuda_processes(), int(os.environ.get("HPCGRADE_CUDA_PROCESSES") or
-                                                      lease.CUDA_PROCESSES))
+        with unittest.mock.patch.dict(os.environ, {"HPCGRADE_CUDA_PROCESSES": ""}):
+            self.assertEqual(lease.cuda_processes(), lease.CUDA_PROCESSES)
+        with unittest.mock.patch.dict(os.environ, {"HPCGRADE_CUDA_PROCESSES": " 6 "}):
+            self.assertEqual(lease.cuda_processes(), 6)
+        for bad in ("0", "six", "-1", "2.5", "\u0663"):
+            with unittest.mock.patch.dict(os.environ, {"HPCGRADE_CUDA_PROCESSES": bad}):
+                with self.assertRaisesRegex(ValueError, "HPCGRADE_CUDA_PROCESSES"):
+                    lease.cuda_processes()
 
     def test_overlaps_finds_exactly_the_overlapping_pairs(self):
         rs = [{"resource": "host", "start": 0, "end": 2}, {"resource": "host", "start": 1, "end": 3},

@@ -85,6 +85,14 @@ class UsageErrors(unittest.TestCase):
                 self.assertEqual(code, 2, out)
                 self.assertIn("HPCGRADE_SEED", out)
                 self.assertEqual(len(out.strip().splitlines()), 1, out)
+            # A bad CUDA place count stops every entry point before it grades.
+            selfcheck = os.path.join(ROOT, "grading", "selfcheck")
+            for places in ("none", "0", "-3", "1.5", "\u00b2"):
+                for argv in ([grade, "01", "--solution"], [selfcheck, "01"]):
+                    code, out = run(argv, tmp, env_extra={"HPCGRADE_CUDA_PROCESSES": places})
+                    self.assertEqual(code, 2, out)
+                    self.assertIn("HPCGRADE_CUDA_PROCESSES=%r: give a whole number above 0" % places, out)
+                    self.assertEqual(len(out.strip().splitlines()), 1, out)
             code, out = run([grade, "--help"], tmp)
             self.assertEqual(code, 0)
             self.assertIn("results-01-sorting.json", out)
