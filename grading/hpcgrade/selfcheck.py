@@ -344,6 +344,14 @@ def main(argv=None):
         print("grading/selfcheck: error: --cases %s names no case of %s" % (a.cases, ", ".join(labs)),
               file=sys.stderr)
         return 2
+    # A tool the sandbox's user cannot run would fail every case as a
+    # grader error: say it once, before grading anything (preflight.py).
+    found = []
+    for lab in labs:
+        found += [f for f in preflight.problems(manifest.load(root, lab)) if f not in found]
+    if found:
+        print("grading/selfcheck: error: %s" % preflight.line(found), file=sys.stderr)
+        return cli.NOT_GRADED_EXIT
     print("self-check of the grader: %s" % ", ".join(labs))
     ok, rows = run(root, labs, opts, first_loss=a.first_loss, parallel=a.parallel, cases=cases)
     print()

@@ -261,6 +261,14 @@ class GraderErrors(unittest.TestCase):
         self.assertEqual(summary["count"], 4)
         self.assertIn("not graded (grader error", stdout)
 
+        # selfcheck: the same, before it grades any case.
+        code, stdout, stderr = run([os.path.join(ROOT, "grading", "selfcheck"), self.LAB, "--cases", "starter"],
+                                   self.env)
+        self.assertEqual(code, 3, stdout + stderr)
+        self.assertEqual(len(stderr.strip().splitlines()), 1, stderr)
+        self.assertIn("cannot run what a grade needs: meson", stderr)
+        self.assertEqual(stdout, "")
+
         # grade-class: it refuses to start, in one line, and grades nobody.
         fresh = os.path.join(self.tmp, "class-2")
         code, stdout, stderr = run([os.path.join(ROOT, "grading", "grade-class"), self.LAB, self.roster, "--out",
