@@ -7,7 +7,10 @@
 # here,gpu-host,slow: CI runs none of them, as together they build every lab
 # again, twice), of LABS' handouts when LABS is set, of every document
 # otherwise; HANDOUTS=0 leaves them out.
-#   usage: [LABS=06-reduction,...] [SELFCHECK=0] [HANDOUTS=0] tools/gpu-host-check.sh [BUILD_DIR] [OUT_DIR] [GPU_ARCH]
+# SELFCHECK_ARGS adds options to the self-check (a long one split with
+# --cases, say: SELFCHECK_ARGS="--first-loss --cases peer-*"; words split
+# on blanks, never globbed).
+#   usage: [LABS=06-reduction,...] [SELFCHECK=0] [SELFCHECK_ARGS=...] [HANDOUTS=0] tools/gpu-host-check.sh [BUILD_DIR] [OUT_DIR] [GPU_ARCH]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build-gpu}
@@ -42,8 +45,9 @@ from hpcgrade import manifest
 wanted = [w for w in sys.argv[2].split(",") if w]
 print(" ".join(l for l in manifest.list_labs(sys.argv[1])
                if manifest.load(sys.argv[1], l)["needs_gpu"] and (not wanted or l in wanted)))' "$root" "${LABS:-}")
+  read -ra extra <<< "${SELFCHECK_ARGS:-}"
   # shellcheck disable=SC2086  # one lab per word
-  "$root/grading/selfcheck" $gpu_labs --jobs "$(nproc)" > "$out/selfcheck.log" 2>&1
+  "$root/grading/selfcheck" $gpu_labs --jobs "$(nproc)" "${extra[@]}" > "$out/selfcheck.log" 2>&1
   echo "selfcheck: exit $?"
   sed -n '/^lab /,$p' "$out/selfcheck.log"
 fi
