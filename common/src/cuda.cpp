@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "hpclab/cli.hpp"
+#include "hpclab/cli_core.hpp"
 
 #include <cstdio>
 #include <sstream>

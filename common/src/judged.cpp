@@ -25,7 +25,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "hpclab/cli.hpp"
+#include "hpclab/cli_core.hpp"
 #include "hpclab/not_implemented.hpp"
 #include "judged_settle.hpp"
 

@@ -2,7 +2,7 @@
 // formatting, and (on a GPU) device info, buffers and event timing.
 #include <gtest/gtest.h>
 
-#include "hpclab/cli.hpp"
+#include "hpclab/cli_core.hpp"
 #include "hpclab/cuda.hpp"
 #include "hpclab/gtest_gpu.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "hpclab/bench.hpp"
-#include "hpclab/cli.hpp"
+#include "hpclab/cli_core.hpp"
 #include "hpclab/report.hpp"
 
 namespace lab09 {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "driver.hpp"
+#include "hpclab/cli.hpp"
 #include "hpclab/cuda.hpp"
 #include "hpclab/cuda_async.hpp"
 #include "hpclab/memory.hpp"

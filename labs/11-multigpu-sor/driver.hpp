@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "hpclab/bench.hpp"
-#include "hpclab/cli.hpp"
+#include "hpclab/cli_core.hpp"
 #include "hpclab/report.hpp"
 #include "sor.hpp"
 #include "sor_gpu.hpp"

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "hpclab/cli.hpp"
+#include "hpclab/cli_core.hpp"
 #include "hpclab/cuda.hpp"
 #include "hpclab/mpi.hpp"
 #include "hpclab/not_implemented.hpp"
