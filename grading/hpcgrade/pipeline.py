@@ -294,6 +294,7 @@ def build_step(g):
                                 "headers (not allowed):\n  " + "\n  ".join(sorted({p for _, p in bad})[:10]))
     if not vis.ok:
         g.out.append("compile error: 0 for every test. The compiler's first errors:\n" + vis.errors)
+        g.extra["compile_failed"] = True  # the self-check tells a stale mutant from a caught one by it
         g.fail_rest("failed", "0: the code does not compile (see the compiler's errors at the top)")
         return
     g.digests[g.ws.binary("-tests")] = build.file_digest(g.ws.binary("-tests"))

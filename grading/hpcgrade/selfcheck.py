@@ -152,6 +152,14 @@ def why_lost(data, name):
     return line[:200]
 
 
+def first_error(data):
+    """The compiler's first error line in a grade's output (else its first
+    line: a build that ran out of time says so without "error:")."""
+    text = data.get("output") or ""
+    lines = [x.strip() for x in text.split("The compiler's first errors:", 1)[-1].splitlines() if x.strip()]
+    return next((x for x in lines if "error:" in x), lines[0] if lines else "no compiler output")[:200]
+
+
 def judge_solution(data):
     if data["extra_data"].get("internal_error"):
         return False, "grader error: " + data["extra_data"]["internal_error"]
@@ -185,6 +193,10 @@ def judge_mutant(data, by="tests"):
     (CAUGHT_BY)."""
     if data["extra_data"].get("internal_error"):
         return False, "grader error: " + data["extra_data"]["internal_error"]
+    if data["extra_data"].get("compile_failed"):
+        # Every test lost, but no test saw the bug: a patch that no longer
+        # compiles (or a build that ran out of time) says nothing of the tests.
+        return False, "NOT a check of the tests: the mutant does not compile (%s)" % first_error(data)
     excused = gpu_excused(data)
     lost = lost_tests(data, excused)
     if lost:

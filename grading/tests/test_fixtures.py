@@ -94,6 +94,11 @@ class HonestFixtures(FixtureCase):
         self.assertIn("compile error", data["output"])
         self.assertIn("error: expected", data["output"])
         self.assertIn("labs/01-sorting/student/sorting.cpp", data["output"])
+        self.assertIs(data["extra_data"].get("compile_failed"), True)
+        from hpcgrade import selfcheck
+        caught, why = selfcheck.judge_mutant(data)
+        self.assertFalse(caught, why)
+        self.assertIn("error: expected", why)
         self.assertLessEqual(data["output"].count("\n"), 60)
 
     def test_segfault_costs_only_its_tests(self):

@@ -1267,6 +1267,12 @@ class MutantPatchTest(unittest.TestCase):
         self.assertFalse(selfcheck.judge_mutant(racy, "performance")[0])
         for by in ("tests", "performance", "sanitizer"):
             self.assertTrue(selfcheck.judge_mutant(wrong, by)[0], "a lost test always counts")
+        # A mutant that does not compile loses every test, and is not caught.
+        broken = grade(0, 0, 0)
+        broken["extra_data"]["compile_failed"] = True
+        broken["output"] = "compile error: 0 for every test. The compiler's first errors:\n\na.cpp:3: error: x\n"
+        self.assertEqual(selfcheck.judge_mutant(broken),
+                         (False, "NOT a check of the tests: the mutant does not compile (a.cpp:3: error: x)"))
         # The declared step on, the others as for any mutant (off).
         opts = pipeline.Options(perf=False)
         opts.sanitize = False
