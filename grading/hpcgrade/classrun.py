@@ -297,7 +297,7 @@ def main(argv=None):
     roster, out = os.path.abspath(a.roster), os.path.abspath(a.out)
     t0 = time.monotonic()
     if not a.collect:
-        found = preflight.problems(manifest.load(manifest.repo_root(), lab))
+        found = preflight.problems_of_labs(manifest.repo_root(), [lab])
         if found:
             print("grading/grade-class: error: %s; nobody was graded" % preflight.line(found), file=sys.stderr)
             return GRADER_FAILED_EXIT

@@ -131,9 +131,7 @@ def main(argv=None):
     except (inputs.UsageError, manifest.ManifestError) as e:
         print("grading/grade: error: %s" % e, file=sys.stderr)
         return 2
-    found = []
-    for lab in labs:
-        found += [f for f in preflight.problems(manifest.load(root, lab)) if f not in found]
+    found = preflight.problems_of_labs(root, labs)
     if found:
         why = preflight.line(found)
         print("grading/grade: error: %s" % why, file=sys.stderr)

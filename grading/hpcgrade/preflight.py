@@ -18,7 +18,7 @@ import os
 import shutil
 import stat
 
-from . import host
+from . import host, manifest
 from . import sandbox as sb_mod
 
 # The compiler Meson looks for first (it tries c++, then g++).
@@ -132,6 +132,14 @@ def problems(manifest, uid=None, path=None, bwrap=None):
         why = why_not_runnable(where, uid) if where else ""
         if why:
             found.append("%s (%s)" % (tool, why))
+    return found
+
+
+def problems_of_labs(root, labs):
+    """problems() for every lab of LABS in the tree at ROOT, each phrase once."""
+    found = []
+    for lab in labs:
+        found += [f for f in problems(manifest.load(root, lab)) if f not in found]
     return found
 
 

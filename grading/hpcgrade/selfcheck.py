@@ -358,9 +358,7 @@ def main(argv=None):
         return 2
     # A tool the sandbox's user cannot run would fail every case as a
     # grader error: say it once, before grading anything (preflight.py).
-    found = []
-    for lab in labs:
-        found += [f for f in preflight.problems(manifest.load(root, lab)) if f not in found]
+    found = preflight.problems_of_labs(root, labs)
     if found:
         print("grading/selfcheck: error: %s" % preflight.line(found), file=sys.stderr)
         return cli.NOT_GRADED_EXIT
