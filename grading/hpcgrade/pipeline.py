@@ -22,6 +22,7 @@ items and sets `done`. Nothing the submission does makes a step raise; a
 grader bug is reported as an internal error, with results still written.
 """
 import concurrent.futures
+import fnmatch
 import os
 import secrets
 import shutil
@@ -63,6 +64,9 @@ class Options:
         # The self-check's mutants: stop judging at the first test that
         # loses points (the mutant is caught; the rest would only cost time).
         self.first_loss = first_loss
+        # With first_loss, the tests judged first (fnmatch patterns): those a
+        # mutant's mutant.json says are meant to catch it.
+        self.first_tests = []
         # When a student sees the hidden tests' items (report.HIDDEN_VISIBILITIES);
         # None: lab.json's tests.hidden.visibility, else the default.
         self.hidden_visibility = hidden_visibility
@@ -460,12 +464,21 @@ def note_gpu_skips(g):
 FIRST_LOSS_CHUNK = 6
 
 
+def first_tests_first(items, patterns):
+    """ITEMS with those whose test matches one of PATTERNS first, each part
+    in its own order: a mutant stopped at its first loss is then recorded
+    and judged by the tests meant to catch it, not by every test before."""
+    return sorted(items, key=lambda it: not any(fnmatch.fnmatchcase(it.test, p) for p in patterns))
+
+
 def record_and_judge(g):
     """Record every test in the submission's build, then judge them all in
     the judge's; with first_loss, a few tests at a time until one loses
     points (the rest are marked as not judged)."""
     g.judging = judging.Judging(g)
     todo = [it for it in g.tests() if it.outcome == "not run"]
+    if g.opts.first_loss:
+        todo = first_tests_first(todo, g.opts.first_tests)
     chunks = [todo[i:i + FIRST_LOSS_CHUNK] for i in range(0, len(todo), FIRST_LOSS_CHUNK)] \
         if g.opts.first_loss else [todo]
     for n, chunk in enumerate(chunks):

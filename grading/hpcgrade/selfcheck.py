@@ -70,6 +70,18 @@ def min_gpus(path):
 CAUGHT_BY = {"tests": None, "performance": score.PERFORMANCE, "sanitizer": score.SANITIZER}
 
 
+def first_tests(path):
+    """The tests meant to catch a mutant (mutant.json's "first_tests",
+    fnmatch patterns over its lab's test names; default none): with
+    --first-loss they are recorded and judged first, so a mutant that only
+    a late, costly test can catch (lab 11's GPU-to-GPU ones) does not wait
+    for every test before it. Any test that loses points still counts."""
+    value = mutant_json(path).get("first_tests", [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise StaleMutant("%s/mutant.json: first_tests must be a list of test name patterns" % path)
+    return value
+
+
 def caught_by(path):
     value = mutant_json(path).get("caught_by", "tests")
     if value not in CAUGHT_BY:
@@ -231,6 +243,7 @@ def judge_case(root, lab, label, kind, mutant, opts, mutant_opts, sandbox, tmp):
         sub = overlay(root, lab, mutant, tmp) if mutant else None
         needed = min_gpus(mutant) if mutant else 0
         by = caught_by(mutant) if mutant else "tests"
+        look = first_tests(mutant) if mutant else []
     except StaleMutant as e:
         return (lab, label, "-", "FAIL", str(e)), False, time.monotonic() - t, ""
     if needed > 1 and host.gpu_count() < needed:
@@ -240,7 +253,7 @@ def judge_case(root, lab, label, kind, mutant, opts, mutant_opts, sandbox, tmp):
                 % (about(mutant), needed, host.gpu_count())), True, time.monotonic() - t, ""
     # A mutant is judged by its tests alone (timing and the sanitizer would
     # only cost time), unless it is one only they can catch.
-    case_opts = opts if not mutant else mutant_opts_for(mutant_opts, by)
+    case_opts = opts if not mutant else mutant_opts_for(mutant_opts, by, look)
     data = pipeline.grade_lab(root, lab, kind, sub, case_opts, sandbox, log=None)
     if kind == "solution":
         ok, note = judge_solution(data)
@@ -253,13 +266,14 @@ def judge_case(root, lab, label, kind, mutant, opts, mutant_opts, sandbox, tmp):
     return row, ok, time.monotonic() - t, report.phases_text(data)
 
 
-def mutant_opts_for(mutant_opts, by):
+def mutant_opts_for(mutant_opts, by, look=()):
     """The options of a mutant that BY must catch: the tests only, or with
-    the timing or the sanitizer on."""
-    if by == "tests":
+    the timing or the sanitizer on; LOOK: the tests to judge first."""
+    if by == "tests" and not look:
         return mutant_opts
     o = copy.copy(mutant_opts)
     o.perf, o.sanitize = by == "performance", by == "sanitizer"
+    o.first_tests = list(look)
     return o
 
 

@@ -1220,6 +1220,39 @@ class MutantPatchTest(unittest.TestCase):
         self.assertIn("--cases nothing-* names no case of 01-sorting", out.stderr)
         self.assertEqual(out.stdout, "")
 
+    def test_first_tests_are_judged_first_and_name_tests_of_their_lab(self):
+        import fnmatch
+        from hpcgrade import selfcheck
+
+        class Item:
+            def __init__(self, test):
+                self.test = test
+
+        items = [Item(t) for t in ("Cpu.A", "Mpi.B", "GpuMpi.PeerX", "Gpu.C", "Hidden.GpuPeerY")]
+        order = [it.test for it in pipeline.first_tests_first(items, ["GpuMpi.Peer*", "Hidden.GpuPeerY"])]
+        self.assertEqual(order, ["GpuMpi.PeerX", "Hidden.GpuPeerY", "Cpu.A", "Mpi.B", "Gpu.C"])
+        self.assertEqual([it.test for it in pipeline.first_tests_first(items, [])],
+                         [it.test for it in items])
+        with tempfile.TemporaryDirectory() as tmp:
+            self.assertEqual(selfcheck.first_tests(tmp), [])
+            for bad in ('{"first_tests": "Cpu.A"}', '{"first_tests": [""]}', '{"first_tests": [3]}'):
+                with open(os.path.join(tmp, "mutant.json"), "w") as f:
+                    f.write(bad)
+                with self.assertRaises(selfcheck.StaleMutant):
+                    selfcheck.first_tests(tmp)
+        # Every pattern a mutant names matches a test of its lab: a renamed
+        # test must not leave a mutant judged in the old, slow order.
+        named = 0
+        for lab in manifest.list_labs(ROOT):
+            m = manifest.load(ROOT, lab)
+            keys = [k for kind in ("visible", "hidden") for k in m["tests"][kind]["points"]]
+            for d in selfcheck.mutant_dirs(ROOT, lab):
+                for pattern in selfcheck.first_tests(d):
+                    named += 1
+                    self.assertTrue(any(fnmatch.fnmatchcase(k, pattern) for k in keys),
+                                    "%s: first_tests %r names no test" % (d, pattern))
+        self.assertGreater(named, 0)
+
     def test_a_mutant_that_needs_several_gpus_says_so(self):
         from hpcgrade import selfcheck
         with tempfile.TemporaryDirectory() as tmp:
