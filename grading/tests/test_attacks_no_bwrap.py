@@ -203,12 +203,23 @@ class Attacks:
                     self.assertEqual((st.st_uid, st.st_mode & 0o007), (0, 0), name)
 
     def test_a_survivor_cannot_rewrite_the_judges_report(self):
-        data, out = self.autograder("judge_report")
-        self.assertEqual(data["score"], 0, [t["name"] for t in data["tests"] if t["score"]])
+        killed = re.compile(r"[1-9]\d* process(es)? of the submission (was|were) still running after its tests, and "
+                            r"(it was|they were) killed")
+        logs = []
+        # Twice at most: now and then (twice in some twenty CI runs) the
+        # survivor has vanished before the grader's sweep after the tests,
+        # SIGKILLed (its log, which notes every other signal, ends at its
+        # start). Such a run tried nothing, no verdict either way; the
+        # second one must show the survivor killed by the grader.
+        for attempt in (1, 2):
+            data, out = self.autograder("judge_report")
+            self.assertEqual(data["score"], 0, [t["name"] for t in data["tests"] if t["score"]])
+            logs.append("attempt %d, the survivor's log:\n%s" % (attempt, self.fixture_logs or
+                                                                  "(none: it never started)\n"))
+            if killed.search(data["output"]):
+                break
         # The survivor was there (its tests' output is not shown: they fail).
-        self.assertRegex(data["output"], r"[1-9]\d* process(es)? of the submission (was|were) still running after "
-                                         r"its tests, and (it was|they were) killed",
-                         "the survivor's log:\n" + (self.fixture_logs or "(none: it never started)\n") + out[-3000:])
+        self.assertRegex(data["output"], killed, "".join(logs) + out[-3000:])
 
     def test_a_survivor_cannot_stop_the_reference(self):
         data, out = self.autograder("stop_reference")
