@@ -813,8 +813,10 @@ class SandboxTest(unittest.TestCase):
         # only root may write made ncu wait forever on a privileged host.
         for mode, sb in self.modes():
             with self.subTest(mode=mode):
+                # (A name of this run's own: /dev/shm is shared and sticky,
+                # and another grade's uid may own an older probe.)
                 o = self.run_sh(sb, 'for d in "$HOME" "${TMPDIR:-/tmp}" /dev/shm; do '
-                                    'echo x > "$d/probe" && echo "ok $d"; done')
+                                    'echo x > "$d/probe-$$" && echo "ok $d" && rm "$d/probe-$$"; done')
                 self.assertEqual(o.output.count("ok "), 3, (mode, o.output))
 
     def test_fresh_home_and_tmp_every_run(self):
