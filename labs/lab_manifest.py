@@ -711,6 +711,12 @@ def is_glob(key):
     return any(c in key for c in "*?[")
 
 
+def matches_any(name, patterns):
+    """Whether NAME (a test, or a self-check case) matches one of PATTERNS
+    (fnmatch, case-sensitive, as lab.json's test lists are)."""
+    return any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
 def expand_rubric(points, tests):
     """Pure: POINTS (rubric keys, names or globs, -> points) against TESTS
     (the full names a test binary lists). Returns ([(test, points, key)] in

@@ -20,7 +20,6 @@ process ended by itself (no signal, no timeout). Nothing the submission's
 process prints, exits with or writes besides its record is read for a score.
 """
 import contextlib
-import fnmatch
 import json
 import os
 import shutil
@@ -30,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from . import lease
+from .manifest import matches_any
 from . import sandbox as sb_mod
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
@@ -129,8 +129,7 @@ def runs_for(manifest, test=None):
     lab.json's "mpi_ranks", or once with the fewest ranks for a test that
     "one_rank_tests" names (a serial or one-GPU test: more ranks would run
     the same code again, side by side, and check nothing new)."""
-    if test is not None and manifest["mpi_ranks"] and any(
-            fnmatch.fnmatchcase(test, p) for p in manifest.get("one_rank_tests", [])):
+    if test is not None and manifest["mpi_ranks"] and matches_any(test, manifest.get("one_rank_tests", [])):
         return [Run(manifest["mpi_ranks"][0])]
     return [Run(np) for np in manifest["mpi_ranks"]] or [Run()]
 

@@ -22,7 +22,6 @@ items and sets `done`. Nothing the submission does makes a step raise; a
 grader bug is reported as an internal error, with results still written.
 """
 import concurrent.futures
-import fnmatch
 import os
 import secrets
 import shutil
@@ -468,7 +467,7 @@ def first_tests_first(items, patterns):
     """ITEMS with those whose test matches one of PATTERNS first, each part
     in its own order: a mutant stopped at its first loss is then recorded
     and judged by the tests meant to catch it, not by every test before."""
-    return sorted(items, key=lambda it: not any(fnmatch.fnmatchcase(it.test, p) for p in patterns))
+    return sorted(items, key=lambda it: not manifest.matches_any(it.test, patterns))
 
 
 def record_and_judge(g):

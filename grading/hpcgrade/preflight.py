@@ -107,8 +107,8 @@ def _as_the_sandbox(uid, path):
     return uid, path if path is not None else sb_mod.base_env()["PATH"]
 
 
-def problems(manifest, uid=None, path=None, bwrap=None):
-    """What the sandbox's UID cannot run of what a grade of MANIFEST's lab
+def problems(lab_manifest, uid=None, path=None, bwrap=None):
+    """What the sandbox's UID cannot run of what a grade of LAB_MANIFEST's lab
     needs, one phrase per tool ([] when all is well). UID, PATH and BWRAP
     (bwrap's path, or None when the grade will not use it) default to the
     sandbox's."""
@@ -119,7 +119,7 @@ def problems(manifest, uid=None, path=None, bwrap=None):
     compilers = [resolve(c, uid, path) for c in COMPILERS]
     if not any(exe for exe, _ in compilers):
         found.append("the C++ compiler (c++: %s)" % compilers[0][1])
-    needs = set(manifest.get("needs", []))
+    needs = set(lab_manifest.get("needs", []))
     by_path = ["meson", "ninja"] + (["nvcc"] if needs & {"cuda", "cublas"} and host.find_tool("nvcc") else [])
     for tool in by_path:
         exe, why = resolve(tool, uid, path)

@@ -10,13 +10,13 @@ the submission's code runs inside of, and is paired with the trusted
 judge's verdicts: the points need no sanitizer error AND those tests passed
 the judge. The sanitizer's text only supplies the first error to show.
 """
-import fnmatch
 import os
 
 from . import host
 from . import sandbox as sb_mod
 from .build import SYSTEM_PREFIXES
 from .judging import test_limits
+from .manifest import matches_any
 
 
 def run(ctx, cfg, item, judged):
@@ -33,7 +33,7 @@ def run(ctx, cfg, item, judged):
         item.set(0, "failed", "not run: the test binary was not built")
         return
     pattern = cfg.get("gtest_filter", "*")
-    chosen = [t for t, v in judged.items() if any(fnmatch.fnmatchcase(t, p) for p in pattern.split(":"))]
+    chosen = [t for t, v in judged.items() if matches_any(t, pattern.split(":"))]
     not_passed = [t for t in chosen if judged[t].status != "passed"]
     if not chosen or not_passed:
         item.set(0, "failed", "not run: the tests it checks must pass first (%s)"

@@ -19,7 +19,6 @@ changes here. Prints a table; exits 1 if any expectation breaks.
 import argparse
 import concurrent.futures
 import copy
-import fnmatch
 import json
 import os
 import shutil
@@ -280,7 +279,7 @@ def mutant_opts_for(mutant_opts, by, look=()):
 def wanted(cases, name):
     """Whether the case NAME ("solution", "starter" or a mutant's folder
     name) is among CASES (fnmatch patterns; None: every case)."""
-    return cases is None or any(fnmatch.fnmatchcase(name, c) for c in cases)
+    return cases is None or manifest.matches_any(name, cases)
 
 
 def run(root, labs, opts, log=print, first_loss=False, parallel=1, cases=None):
