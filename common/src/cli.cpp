@@ -2,6 +2,8 @@
 // options, and one-line errors.
 #include "hpclab/cli.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <cmath>
 #include <exception>
 #include <iostream>
@@ -53,13 +55,77 @@ std::uint64_t parse_seed(const std::string& text) {
     return value;
 }
 
-void add_common(CLI::App& app, CommonOptions& o) {
-    app.add_flag("--json", o.json, "print one JSON object per measurement instead of a table");
-    auto* seed = app.add_option_function<std::string>(
+Option& Option::show_default() {
+    engine_->capture_default_str();
+    return *this;
+}
+
+Option& Option::one_of(const std::vector<std::string>& names) {
+    engine_->check(CLI::IsMember(names));
+    return *this;
+}
+
+Option& Option::in_range(long long lo, long long hi) {
+    engine_->check(CLI::Range(lo, hi));
+    return *this;
+}
+
+Option& Option::non_negative() {
+    engine_->check(CLI::NonNegativeNumber);
+    return *this;
+}
+
+Option& Option::positive() {
+    engine_->check(CLI::PositiveNumber);
+    return *this;
+}
+
+Option& Option::split_on(char delimiter) {
+    engine_->delimiter(delimiter);
+    return *this;
+}
+
+Option& Option::check(const std::function<std::string(const std::string&)>& why_not, const std::string& type_name) {
+    engine_->check(CLI::Validator([why_not](std::string& s) { return why_not(s); }, type_name));
+    return *this;
+}
+
+App::App(const std::string& description, const std::string& name)
+    : engine_(std::make_unique<CLI::App>(description, name)) {}
+App::~App() = default;
+App::App(App&&) noexcept = default;
+App& App::operator=(App&&) noexcept = default;
+
+template <typename T>
+Option App::option(const std::string& name, T& target, const std::string& description) {
+    return Option(engine_->add_option(name, target, description));
+}
+
+// The types drivers parse (cli.hpp lists them).
+template Option App::option(const std::string&, int&, const std::string&);
+template Option App::option(const std::string&, long&, const std::string&);
+template Option App::option(const std::string&, long long&, const std::string&);
+template Option App::option(const std::string&, unsigned&, const std::string&);
+template Option App::option(const std::string&, unsigned long&, const std::string&);
+template Option App::option(const std::string&, unsigned long long&, const std::string&);
+template Option App::option(const std::string&, float&, const std::string&);
+template Option App::option(const std::string&, double&, const std::string&);
+template Option App::option(const std::string&, std::string&, const std::string&);
+template Option App::option(const std::string&, std::vector<int>&, const std::string&);
+template Option App::option(const std::string&, std::vector<double>&, const std::string&);
+template Option App::option(const std::string&, std::vector<std::string>&, const std::string&);
+
+Option App::flag(const std::string& name, bool& target, const std::string& description) {
+    return Option(engine_->add_flag(name, target, description));
+}
+
+void App::common(CommonOptions& o) {
+    flag("--json", o.json, "print one JSON object per measurement instead of a table");
+    auto* seed = engine_->add_option_function<std::string>(
         "--seed", [&o](const std::string& s) { o.seed = parse_seed(s); }, "seed of the input data generator");
     seed->default_str(std::to_string(o.seed));
-    seed->check(CLI::Validator(
-        [](std::string& s) -> std::string {
+    Option(seed).check(
+        [](const std::string& s) -> std::string {
             try {
                 parse_seed(s);
                 return {};
@@ -67,16 +133,13 @@ void add_common(CLI::App& app, CommonOptions& o) {
                 return e.what();
             }
         },
-        "SEED"));
-    app.add_option("--reps", o.reps, "timed repetitions; the median is reported")
-        ->check(CLI::Range(1, 1000000))
-        ->capture_default_str();
-    app.add_option("--warmup", o.warmup, "untimed runs before timing")
-        ->check(CLI::Range(0, 1000))
-        ->capture_default_str();
-    app.add_option("--serve", o.serve,
-                   "for the grader: serve timed repetitions of the benchmark through the FIFOs in DIR "
-                   "(hpclab/timed.hpp); the grader holds the clock")
+        "SEED");
+    option("--reps", o.reps, "timed repetitions; the median is reported").in_range(1, 1000000).show_default();
+    option("--warmup", o.warmup, "untimed runs before timing").in_range(0, 1000).show_default();
+    engine_
+        ->add_option("--serve", o.serve,
+                     "for the grader: serve timed repetitions of the benchmark through the FIFOs in DIR "
+                     "(hpclab/timed.hpp); the grader holds the clock")
         ->type_name("DIR")
         ->check(CLI::ExistingDirectory);
 }
@@ -84,44 +147,40 @@ void add_common(CLI::App& app, CommonOptions& o) {
 namespace {
 // Validate at parse time, so the error names the option: a count, and at
 // least `min` (a size of 0 usually leaves nothing to time or check).
-CLI::Validator count_at_least(std::size_t min) {
-    return CLI::Validator(
-        [min](std::string& s) -> std::string {
-            try {
-                const std::size_t value = parse_count(s);
-                if (value < min) return "must be at least " + std::to_string(min) + ", got " + s;
-                return {};
-            } catch (const std::exception& e) {
-                return e.what();
-            }
-        },
-        "COUNT");
+std::function<std::string(const std::string&)> count_at_least(std::size_t min) {
+    return [min](const std::string& s) -> std::string {
+        try {
+            const std::size_t value = parse_count(s);
+            if (value < min) return "must be at least " + std::to_string(min) + ", got " + s;
+            return {};
+        } catch (const std::exception& e) {
+            return e.what();
+        }
+    };
 }
 }  // namespace
 
-CLI::Option* add_count(CLI::App& app, const std::string& name, std::size_t& target, const std::string& description,
-                       std::size_t min) {
-    auto* opt = app.add_option_function<std::string>(
+Option App::count(const std::string& name, std::size_t& target, const std::string& description, std::size_t min) {
+    auto* opt = engine_->add_option_function<std::string>(
         name, [&target](const std::string& s) { target = parse_count(s); }, description);
     opt->default_str(std::to_string(target));
-    opt->check(count_at_least(min));
-    return opt;
+    return Option(opt).check(count_at_least(min), "COUNT");
 }
 
-CLI::Option* add_counts(CLI::App& app, const std::string& name, std::vector<std::size_t>& target,
-                        const std::string& description, std::size_t min) {
-    auto* opt = app.add_option_function<std::vector<std::string>>(
+Option App::counts(const std::string& name, std::vector<std::size_t>& target, const std::string& description,
+                   std::size_t min) {
+    auto* opt = engine_->add_option_function<std::vector<std::string>>(
         name,
         [&target](const std::vector<std::string>& v) {
             target.clear();
             for (const auto& s : v) target.push_back(parse_count(s));
         },
         description);
-    opt->check(count_at_least(min));
-    return opt;
+    return Option(opt).check(count_at_least(min), "COUNT");
 }
 
-int parse(CLI::App& app, int argc, char** argv) {
+namespace {
+int parse_loudly(CLI::App& app, int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -136,17 +195,22 @@ int parse(CLI::App& app, int argc, char** argv) {
     }
     return -1;
 }
+}  // namespace
 
-int parse(CLI::App& app, int argc, char** argv, bool quiet) {
-    if (!quiet) return parse(app, argc, argv);
+int App::parse(int argc, char** argv, bool quiet) {
+    if (!quiet) return parse_loudly(*engine_, argc, argv);
     std::ostringstream sink;
     std::streambuf* out = std::cout.rdbuf(sink.rdbuf());
     std::streambuf* err = std::cerr.rdbuf(sink.rdbuf());
-    const int code = parse(app, argc, argv);
+    const int code = parse_loudly(*engine_, argc, argv);
     std::cout.rdbuf(out);
     std::cerr.rdbuf(err);
     return code;
 }
+
+bool App::given(const std::string& name) const { return engine_->count(name) > 0; }
+
+const std::string& App::name() const { return engine_->get_name(); }
 
 int run_main(const std::string& program, const std::function<int()>& body) {
     try {

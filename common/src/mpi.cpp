@@ -71,11 +71,11 @@ int fail_here(const std::string& program, const std::string& message) {
     abort_job(message);
 }
 
-int run_main(int argc, char** argv, CLI::App& app, const std::function<int()>& body, const MainHooks& hooks) {
+int run_main(int argc, char** argv, cli::App& app, const std::function<int()>& body, const MainHooks& hooks) {
     Environment env(&argc, &argv);
-    const std::string program = app.get_name();
+    const std::string program = app.name();
     // Every rank parses the same arguments; only rank 0 talks about them.
-    const int code = cli::parse(app, argc, argv, rank() != 0);
+    const int code = app.parse(argc, argv, rank() != 0);
     if (code >= 0) return code;
     try {
         return body();

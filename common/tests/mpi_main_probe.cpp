@@ -1,8 +1,6 @@
 // Probe for hpclab::mpi::run_main's error ladder, run by mpi_main_check.py
 // under mpirun: --throw KIND raises one kind of error on rank --on (every
 // rank when -1) while the other ranks wait in a barrier.
-#include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <new>
 #include <optional>
@@ -22,9 +20,10 @@ struct OwnError : std::runtime_error {
 int main(int argc, char** argv) {
     std::string kind = "none";
     int on = -1;
-    CLI::App app("probe of hpclab::mpi::run_main", "probe");
-    app.add_option("--throw", kind)->check(CLI::IsMember({"none", "same", "usage", "here", "oom", "own", "other"}));
-    app.add_option("--on", on, "the rank that throws (-1: every rank)");
+    hpclab::cli::App app("probe of hpclab::mpi::run_main", "probe");
+    app.option("--throw", kind, "the kind of error to raise")
+        .one_of({"none", "same", "usage", "here", "oom", "own", "other"});
+    app.option("--on", on, "the rank that throws (-1: every rank)");
     hpclab::mpi::MainHooks hooks;
     hooks.out_of_memory = "out of memory (probe)";
     hooks.own = [](const std::exception& e) -> std::optional<int> {

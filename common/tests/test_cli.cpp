@@ -46,14 +46,14 @@ TEST(ParseSeed, WholeNumbersUpTo2To64Less1) {
 
 namespace {
 int run_parse(std::vector<std::string> args, std::size_t& n, hpclab::cli::CommonOptions& common) {
-    CLI::App app("test", "prog");
-    hpclab::cli::add_count(app, "--n", n, "size");
-    hpclab::cli::add_common(app, common);
+    hpclab::cli::App app("test", "prog");
+    app.count("--n", n, "size");
+    app.common(common);
     std::vector<char*> argv;
     static std::string name = "prog";
     argv.push_back(name.data());
     for (auto& a : args) argv.push_back(a.data());
-    return hpclab::cli::parse(app, static_cast<int>(argv.size()), argv.data());
+    return app.parse(static_cast<int>(argv.size()), argv.data());
 }
 }  // namespace
 
@@ -120,26 +120,26 @@ TEST(Parse, CountsBelowTheMinimumAreUsageErrors) {
     for (const char* ok : {"1", "7", "1e3"}) {
         std::size_t n = 0;
         std::vector<std::size_t> sizes;
-        CLI::App app("test", "prog");
-        hpclab::cli::add_count(app, "--n", n, "size", 1);
-        hpclab::cli::add_counts(app, "--sizes", sizes, "sizes", 2);
+        hpclab::cli::App app("test", "prog");
+        app.count("--n", n, "size", 1);
+        app.counts("--sizes", sizes, "sizes", 2);
         std::vector<std::string> args = {"prog", "--n", ok, "--sizes", "2", "1e3"};
         std::vector<char*> argv;
         for (auto& a : args) argv.push_back(a.data());
-        EXPECT_EQ(hpclab::cli::parse(app, static_cast<int>(argv.size()), argv.data()), -1) << ok;
+        EXPECT_EQ(app.parse(static_cast<int>(argv.size()), argv.data()), -1) << ok;
         EXPECT_EQ(sizes, (std::vector<std::size_t>{2, 1000}));
     }
     for (std::vector<std::string> args :
          {std::vector<std::string>{"prog", "--n", "0"}, std::vector<std::string>{"prog", "--sizes", "5", "1"}}) {
         std::size_t n = 3;
         std::vector<std::size_t> sizes;
-        CLI::App app("test", "prog");
-        hpclab::cli::add_count(app, "--n", n, "size", 1);
-        hpclab::cli::add_counts(app, "--sizes", sizes, "sizes", 2);
+        hpclab::cli::App app("test", "prog");
+        app.count("--n", n, "size", 1);
+        app.counts("--sizes", sizes, "sizes", 2);
         std::vector<char*> argv;
         for (auto& a : args) argv.push_back(a.data());
         testing::internal::CaptureStderr();
-        EXPECT_EQ(hpclab::cli::parse(app, static_cast<int>(argv.size()), argv.data()), 2) << args[1];
+        EXPECT_EQ(app.parse(static_cast<int>(argv.size()), argv.data()), 2) << args[1];
         const std::string err = testing::internal::GetCapturedStderr();
         EXPECT_NE(err.find("must be at least"), std::string::npos) << err;
         EXPECT_NE(err.find(args[1]), std::string::npos) << err;
@@ -175,16 +175,16 @@ TEST(Parse, MalformedCountsAndSharedOptionsAreUsageErrorsInEveryDriver) {
         std::size_t n = 5;
         std::vector<std::size_t> sizes;
         hpclab::cli::CommonOptions common;
-        CLI::App app("test", "prog");
-        hpclab::cli::add_count(app, "--n", n, "size", 1);
-        hpclab::cli::add_counts(app, "--sizes", sizes, "sizes", 1);
-        hpclab::cli::add_common(app, common);
+        hpclab::cli::App app("test", "prog");
+        app.count("--n", n, "size", 1);
+        app.counts("--sizes", sizes, "sizes", 1);
+        app.common(common);
         std::vector<std::string> words = {"prog"};
         words.insert(words.end(), args.begin(), args.end());
         std::vector<char*> argv;
         for (auto& w : words) argv.push_back(w.data());
         testing::internal::CaptureStderr();
-        const int code = hpclab::cli::parse(app, static_cast<int>(argv.size()), argv.data());
+        const int code = app.parse(static_cast<int>(argv.size()), argv.data());
         const std::string err = testing::internal::GetCapturedStderr();
         const std::string what = args.size() > 1 ? args[0] + " " + args.back() : args[0];
         EXPECT_EQ(code, 2) << what;

@@ -146,14 +146,14 @@ int main(int argc, char** argv) {
         auto app = hpclab::cli::app(
             "Lab 01: qsort, std::sort and merge sort, timed against std::sort.\n"
             "With no arguments: every algorithm on 10^6 random doubles.");
-        hpclab::cli::add_count(app, "--n", o.n, "number of doubles to sort", 1);
-        app.add_option("--algo", o.algo, "algorithm (std::sort always runs as the anchor)")
-            ->check(CLI::IsMember({"all", "qsort", "functor", "lambda", "merge"}))
-            ->capture_default_str();
-        app.add_flag("--sweep", o.sweep, "time a sweep of sizes (see --sizes) and print a table");
-        hpclab::cli::add_counts(app, "--sizes", o.sizes, "sizes for --sweep (default 1e5 1e6 1e7)", 1);
-        hpclab::cli::add_common(app, o.common);
-        const int code = hpclab::cli::parse(app, argc, argv);
+        app.count("--n", o.n, "number of doubles to sort", 1);
+        app.option("--algo", o.algo, "algorithm (std::sort always runs as the anchor)")
+            .one_of({"all", "qsort", "functor", "lambda", "merge"})
+            .show_default();
+        app.flag("--sweep", o.sweep, "time a sweep of sizes (see --sizes) and print a table");
+        app.counts("--sizes", o.sizes, "sizes for --sweep (default 1e5 1e6 1e7)", 1);
+        app.common(o.common);
+        const int code = app.parse(argc, argv);
         if (code >= 0) return code;
         return run(o);
     });

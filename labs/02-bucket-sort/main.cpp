@@ -338,15 +338,15 @@ int main(int argc, char** argv) {
         "Lab 02: bucket sort with MPI, against std::sort on one rank.\n"
         "Run under mpirun -np P (alone it runs as P = 1). With no arguments:\n"
         "both versions on 10^6 random doubles, checked, with the lecture's model.");
-    hpclab::cli::add_count(app, "--n", o.n, "how many numbers in [0,1) to sort (at most 2^31 - 1)", 1);
-    app.add_option("--algo", o.algo, "root (root distributes), fanout (exercise 1) or both")
-        ->check(CLI::IsMember({"root", "fanout", "both"}))
-        ->capture_default_str();
-    app.add_option("--bad-value-on-rank", o.bad_value_on_rank,
-                   "plant 1.5 (outside [0,1]) in this rank's numbers: the job must stop with one message")
-        ->check(CLI::NonNegativeNumber);
+    app.count("--n", o.n, "how many numbers in [0,1) to sort (at most 2^31 - 1)", 1);
+    app.option("--algo", o.algo, "root (root distributes), fanout (exercise 1) or both")
+        .one_of({"root", "fanout", "both"})
+        .show_default();
+    app.option("--bad-value-on-rank", o.bad_value_on_rank,
+               "plant 1.5 (outside [0,1]) in this rank's numbers: the job must stop with one message")
+        .non_negative();
     o.common.reps = 3;  // before add_common, so that --help shows it
-    hpclab::cli::add_common(app, o.common);
+    app.common(o.common);
     hpclab::mpi::MainHooks hooks;
     hooks.out_of_memory = "out of memory (try a smaller --n)";
     hooks.own = [](const std::exception& e) -> std::optional<int> {

@@ -160,20 +160,17 @@ int main(int argc, char** argv) {
             "Lab 03: parallel quicksort (OpenMP sections and tasks, std::thread, oneTBB)\n"
             "against std::sort on one thread. With no arguments: every algorithm on\n"
             "2*10^6 random doubles with every hardware thread.");
-        hpclab::cli::add_count(app, "--n", o.n, "number of doubles to sort", 1);
+        app.count("--n", o.n, "number of doubles to sort", 1);
         std::vector<std::string> names = {"all"};
         for (const auto& a : kAlgorithms) names.push_back(a.name);
-        app.add_option("--algo", o.algo, "algorithm (std::sort always runs as the anchor)")
-            ->check(CLI::IsMember(names))
-            ->capture_default_str();
-        app.add_option("--threads", o.threads, "threads for tasks, pp_tasks, tbb_sort, tbb_quicksort (default: all)")
-            ->check(CLI::Range(1, 1024));
-        app.add_flag("--sweep", o.sweep, "run every thread count 1..--max-threads");
-        app.add_option("--max-threads", o.max_threads, "largest thread count of --sweep (default: all)")
-            ->check(CLI::Range(1, 1024));
-        hpclab::cli::add_count(app, "--cutoff", o.cutoff, "ranges up to this size are sorted serially", 1);
-        hpclab::cli::add_common(app, o.common);
-        const int code = hpclab::cli::parse(app, argc, argv);
+        app.option("--algo", o.algo, "algorithm (std::sort always runs as the anchor)").one_of(names).show_default();
+        app.option("--threads", o.threads, "threads for tasks, pp_tasks, tbb_sort, tbb_quicksort (default: all)")
+            .in_range(1, 1024);
+        app.flag("--sweep", o.sweep, "run every thread count 1..--max-threads");
+        app.option("--max-threads", o.max_threads, "largest thread count of --sweep (default: all)").in_range(1, 1024);
+        app.count("--cutoff", o.cutoff, "ranges up to this size are sorted serially", 1);
+        app.common(o.common);
+        const int code = app.parse(argc, argv);
         if (code >= 0) return code;
         return run(o);
     });

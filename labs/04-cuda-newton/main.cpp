@@ -304,28 +304,21 @@ int main(int argc, char** argv) {
             "Lab 04: Newton's method for complex square roots and polynomial roots on the GPU,\n"
             "against the same iteration on all host cores (OpenMP). With no arguments: 10^6+1 roots,\n"
             "the k = 5, 8, 20 convergence study and a degree-8 polynomial.");
-        hpclab::cli::add_count(app, "--n", o.n, "how many square roots", 1);
-        app.add_option("--block", o.block, "threads per block (the device refuses more than 1024)")
-            ->capture_default_str();
-        app.add_option("--device", o.device, "CUDA device number")
-            ->check(CLI::NonNegativeNumber)
-            ->capture_default_str();
-        app.add_option("--tol", o.tol, "stopping test |dx| <= tol |x|")
-            ->check(CLI::PositiveNumber)
-            ->capture_default_str();
-        app.add_option("--max-iterations", o.max_iterations, "most Newton steps")
-            ->check(CLI::Range(1, 100000))
-            ->capture_default_str();
-        app.add_flag("--device-query", o.device_query, "print the device summary and peaks, then stop");
-        app.add_flag("--sweep-blocks", o.sweep_blocks, "time block sizes 32 to 1024");
-        app.add_flag("--sweep-k", o.sweep_k, "time k = 5 to 80 fixed steps on GPU and CPU");
-        app.add_flag("!--no-study", o.study, "skip the k = 5, 8, 20 convergence study");
-        app.add_option("--degree", o.degree, "degree of the random polynomial (0: skip stage 4)")
-            ->check(CLI::Range(0, 1000))
-            ->capture_default_str();
-        hpclab::cli::add_count(app, "--trials", o.trials, "random starting points for the polynomial", 1);
-        hpclab::cli::add_common(app, o.common);
-        const int code = hpclab::cli::parse(app, argc, argv);
+        app.count("--n", o.n, "how many square roots", 1);
+        app.option("--block", o.block, "threads per block (the device refuses more than 1024)").show_default();
+        app.option("--device", o.device, "CUDA device number").non_negative().show_default();
+        app.option("--tol", o.tol, "stopping test |dx| <= tol |x|").positive().show_default();
+        app.option("--max-iterations", o.max_iterations, "most Newton steps").in_range(1, 100000).show_default();
+        app.flag("--device-query", o.device_query, "print the device summary and peaks, then stop");
+        app.flag("--sweep-blocks", o.sweep_blocks, "time block sizes 32 to 1024");
+        app.flag("--sweep-k", o.sweep_k, "time k = 5 to 80 fixed steps on GPU and CPU");
+        app.flag("!--no-study", o.study, "skip the k = 5, 8, 20 convergence study");
+        app.option("--degree", o.degree, "degree of the random polynomial (0: skip stage 4)")
+            .in_range(0, 1000)
+            .show_default();
+        app.count("--trials", o.trials, "random starting points for the polynomial", 1);
+        app.common(o.common);
+        const int code = app.parse(argc, argv);
         if (code >= 0) return code;
         return run(o);
     });

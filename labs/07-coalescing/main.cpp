@@ -271,16 +271,16 @@ int main(int argc, char** argv) {
         auto app = hpclab::cli::app(
             "Lab 07: coalescing and bank conflicts, measured against copies in the same run.\n"
             "With no arguments: every stage at its default size.");
-        app.add_option("--stage", o.stage, "which stage to run")
-            ->check(CLI::IsMember({"all", "copy", "transpose", "powers"}))
-            ->capture_default_str();
-        hpclab::cli::add_count(app, "--n", o.n, "stage 1: floats to copy", 1);
-        hpclab::cli::add_count(app, "--size", o.size, "stages 2-3: the matrix is size x size floats", 1);
-        hpclab::cli::add_count(app, "--rows", o.rows, "stage 2: rows of a rectangular matrix (with --cols)");
-        hpclab::cli::add_count(app, "--cols", o.cols, "stage 2: columns of a rectangular matrix (with --rows)");
-        hpclab::cli::add_count(app, "--inputs", o.inputs, "stage 4: number of inputs x (32 powers each)", 1);
-        hpclab::cli::add_common(app, o.common);
-        const int code = hpclab::cli::parse(app, argc, argv);
+        app.option("--stage", o.stage, "which stage to run")
+            .one_of({"all", "copy", "transpose", "powers"})
+            .show_default();
+        app.count("--n", o.n, "stage 1: floats to copy", 1);
+        app.count("--size", o.size, "stages 2-3: the matrix is size x size floats", 1);
+        app.count("--rows", o.rows, "stage 2: rows of a rectangular matrix (with --cols)");
+        app.count("--cols", o.cols, "stage 2: columns of a rectangular matrix (with --rows)");
+        app.count("--inputs", o.inputs, "stage 4: number of inputs x (32 powers each)", 1);
+        app.common(o.common);
+        const int code = app.parse(argc, argv);
         if (code >= 0) return code;
         if ((o.rows == 0) != (o.cols == 0)) throw std::invalid_argument("--rows and --cols go together");
         if ((o.rows ? o.rows : o.size) > 2000000)

@@ -591,25 +591,25 @@ int main(int argc, char** argv) {
         auto app = hpclab::cli::app(
             "Lab 08: occupancy, instruction latencies and Luo's kernel-time model.\n"
             "--stage occupancy needs no GPU for the lecture's devices (--device c2050, k20c, p100).");
-        app.add_option("--stage", o.stage, "which stage to run")
-            ->check(CLI::IsMember({"all", "occupancy", "latency", "throughput", "chase", "validate", "prefetch"}))
-            ->capture_default_str();
-        app.add_option("--device", o.device, "occupancy: a lecture GPU or this machine's")
-            ->check(CLI::IsMember({"gpu", "c2050", "k20c", "p100"}))
-            ->capture_default_str();
-        hpclab::cli::add_count(app, "--threads", o.threads, "occupancy: threads per block (one kernel)", 1);
-        hpclab::cli::add_count(app, "--registers", o.registers, "occupancy: registers per thread");
-        hpclab::cli::add_count(app, "--static-shared", o.static_shared, "occupancy: static shared bytes per block");
-        hpclab::cli::add_count(app, "--dynamic-shared", o.dynamic_shared, "occupancy: dynamic shared bytes per block");
-        app.add_option("--carveout", o.carveout, "occupancy: preferred shared-memory carveout in percent")
-            ->check(CLI::Range(-1, 100));
+        app.option("--stage", o.stage, "which stage to run")
+            .one_of({"all", "occupancy", "latency", "throughput", "chase", "validate", "prefetch"})
+            .show_default();
+        app.option("--device", o.device, "occupancy: a lecture GPU or this machine's")
+            .one_of({"gpu", "c2050", "k20c", "p100"})
+            .show_default();
+        app.count("--threads", o.threads, "occupancy: threads per block (one kernel)", 1);
+        app.count("--registers", o.registers, "occupancy: registers per thread");
+        app.count("--static-shared", o.static_shared, "occupancy: static shared bytes per block");
+        app.count("--dynamic-shared", o.dynamic_shared, "occupancy: dynamic shared bytes per block");
+        app.option("--carveout", o.carveout, "occupancy: preferred shared-memory carveout in percent")
+            .in_range(-1, 100);
         std::vector<std::string> kernels = {"all"};
         for (const auto& k : lab08::validation_kernels()) kernels.push_back(k.name);
-        app.add_option("--kernel", o.kernel, "validate: one kernel")->check(CLI::IsMember(kernels));
-        hpclab::cli::add_count(app, "--max-bytes", o.max_bytes, "chase: largest working set in bytes", 8192);
-        hpclab::cli::add_count(app, "--matmul-n", o.matmul_n, "prefetch: n of the n x n product", 1);
-        hpclab::cli::add_common(app, o.common);
-        const int code = hpclab::cli::parse(app, argc, argv);
+        app.option("--kernel", o.kernel, "validate: one kernel").one_of(kernels);
+        app.count("--max-bytes", o.max_bytes, "chase: largest working set in bytes", 8192);
+        app.count("--matmul-n", o.matmul_n, "prefetch: n of the n x n product", 1);
+        app.common(o.common);
+        const int code = app.parse(argc, argv);
         if (code >= 0) return code;
         fail_if(o.max_bytes > (std::size_t(4) << 30), "--max-bytes: at most 4 GiB (32-bit indices)");
         fail_if(o.matmul_n > 16384, "--matmul-n: at most 16384");

@@ -89,33 +89,26 @@ int main(int argc, char** argv) {
         auto app = hpclab::cli::app(
             "Lab 09: pinned and mapped memory, streams, copy/compute pipelines scheduled by TPSM, every GPU.\n"
             "Stages: model (TPSM on Luo's tables; no GPU), copies, zerocopy, concurrent, pipeline, devices.");
-        app.add_option("--stage", o.stage, "which stage to run")
-            ->check(CLI::IsMember({"all", "model", "copies", "zerocopy", "concurrent", "pipeline", "devices"}))
-            ->capture_default_str();
-        hpclab::cli::add_count(app, "--n", o.n, "floats in (and out of) the pipeline", 1)->capture_default_str();
-        hpclab::cli::add_count(app, "--max-bytes", o.max_bytes, "largest copy of the bandwidth sweep", 4096)
-            ->capture_default_str();
-        hpclab::cli::add_count(app, "--zero-copy-n", o.zero_copy_n, "floats of the zero-copy stage", 1)
-            ->capture_default_str();
-        hpclab::cli::add_count(app, "--max-chunks", o.max_chunks, "top of the chunk-count sweep", 1)
-            ->capture_default_str();
-        hpclab::cli::add_count(app, "--chunks", o.chunks, "chunks of the benchmark's pipeline (--serve)", 1)
-            ->capture_default_str();
-        hpclab::cli::add_count(app, "--kernels", o.kernels, "small kernels of the concurrency stage", 1)
-            ->capture_default_str();
-        app.add_option("--heavy", o.heavy, "logistic iterations of the kernel-bound case")
-            ->check(CLI::Range(1, 1 << 20))
-            ->capture_default_str();
-        app.add_option("--streams", o.streams, "streams of a pipeline")
-            ->check(CLI::Range(1, lab09::kMaxStreams))
-            ->capture_default_str();
-        app.add_option("--device", o.device, "the GPU of the one-GPU stages")->check(CLI::NonNegativeNumber);
-        app.add_option("--devices", o.devices, "GPUs of the multi-GPU stage (0: all)")->check(CLI::NonNegativeNumber);
-        app.add_option("--search-steps", o.search_steps, "steps of TPSM's three-point search")
-            ->check(CLI::Range(0, 64))
-            ->capture_default_str();
-        hpclab::cli::add_common(app, o.common);
-        const int code = hpclab::cli::parse(app, argc, argv);
+        app.option("--stage", o.stage, "which stage to run")
+            .one_of({"all", "model", "copies", "zerocopy", "concurrent", "pipeline", "devices"})
+            .show_default();
+        app.count("--n", o.n, "floats in (and out of) the pipeline", 1).show_default();
+        app.count("--max-bytes", o.max_bytes, "largest copy of the bandwidth sweep", 4096).show_default();
+        app.count("--zero-copy-n", o.zero_copy_n, "floats of the zero-copy stage", 1).show_default();
+        app.count("--max-chunks", o.max_chunks, "top of the chunk-count sweep", 1).show_default();
+        app.count("--chunks", o.chunks, "chunks of the benchmark's pipeline (--serve)", 1).show_default();
+        app.count("--kernels", o.kernels, "small kernels of the concurrency stage", 1).show_default();
+        app.option("--heavy", o.heavy, "logistic iterations of the kernel-bound case")
+            .in_range(1, 1 << 20)
+            .show_default();
+        app.option("--streams", o.streams, "streams of a pipeline").in_range(1, lab09::kMaxStreams).show_default();
+        app.option("--device", o.device, "the GPU of the one-GPU stages").non_negative();
+        app.option("--devices", o.devices, "GPUs of the multi-GPU stage (0: all)").non_negative();
+        app.option("--search-steps", o.search_steps, "steps of TPSM's three-point search")
+            .in_range(0, 64)
+            .show_default();
+        app.common(o.common);
+        const int code = app.parse(argc, argv);
         if (code >= 0) return code;
         fail_if(o.max_bytes > (std::size_t(1) << 30), "--max-bytes: at most 1 GiB (2^30)");
         fail_if(o.chunks > o.n, format("--chunks %zu: more chunks than the %zu elements", o.chunks, o.n));

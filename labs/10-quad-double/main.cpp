@@ -338,17 +338,15 @@ int main(int argc, char** argv) {
         auto app = hpclab::cli::app(
             "Lab 10: double-double and quad-double arithmetic on the GPU, checked against QD.\n"
             "With no arguments: the lecture's demos and every benchmark at moderate sizes.");
-        hpclab::cli::add_count(app, "--n", o.n, "Newton: number of quad doubles", 1);
-        hpclab::cli::add_count(app, "--ops-n", o.ops_n, "throughput: elements per operation", 1);
-        hpclab::cli::add_count(app, "--chain", o.chain, "throughput: dependent operations per element", 1);
-        hpclab::cli::add_count(app, "--sum-n", o.sum_n, "sum: number of values", 1);
-        hpclab::cli::add_count(app, "--pi-n", o.pi_n, "pi: trapezoid intervals", 1);
-        app.add_option("--block", o.block, "Newton: threads per block")->capture_default_str();
-        app.add_option("--bench", o.bench, "what to run")
-            ->check(CLI::IsMember({"all", "ops", "newton", "sum", "pi"}))
-            ->capture_default_str();
-        hpclab::cli::add_common(app, o.common);
-        const int code = hpclab::cli::parse(app, argc, argv);
+        app.count("--n", o.n, "Newton: number of quad doubles", 1);
+        app.count("--ops-n", o.ops_n, "throughput: elements per operation", 1);
+        app.count("--chain", o.chain, "throughput: dependent operations per element", 1);
+        app.count("--sum-n", o.sum_n, "sum: number of values", 1);
+        app.count("--pi-n", o.pi_n, "pi: trapezoid intervals", 1);
+        app.option("--block", o.block, "Newton: threads per block").show_default();
+        app.option("--bench", o.bench, "what to run").one_of({"all", "ops", "newton", "sum", "pi"}).show_default();
+        app.common(o.common);
+        const int code = app.parse(argc, argv);
         if (code >= 0) return code;
         return run(o);
     });

@@ -247,30 +247,27 @@ int main(int argc, char** argv) {
     return hpclab::cli::run_main([&] {
         Options o;
         auto app = hpclab::cli::app("Lab 12: an MPI subset among the thread blocks of one GPU, against native CUDA.");
-        app.add_option("--bench", o.bench, "layout, pi, pingpong, stairs, misuse or all")
-            ->check(CLI::IsMember({"layout", "pi", "pingpong", "stairs", "misuse", "all"}))
-            ->capture_default_str();
-        hpclab::cli::add_count(app, "--ranks", o.ranks, "ranks (blocks); 0: one per SM");
-        hpclab::cli::add_count(app, "--threads", o.threads, "threads per rank (pi)", 32)->capture_default_str();
-        hpclab::cli::add_count(app, "--intervals", o.intervals, "trapezoid intervals (pi)", 1)->capture_default_str();
-        hpclab::cli::add_count(app, "--slots", o.slots, "mailbox slots per rank (layout)", 1)->capture_default_str();
-        hpclab::cli::add_count(app, "--max-bytes", o.max_bytes, "longest message (layout)", 1)->capture_default_str();
-        hpclab::cli::add_count(app, "--sms", o.sms, "SMs (layout's co-residency check)")->capture_default_str();
-        hpclab::cli::add_count(app, "--blocks-per-sm", o.blocks_per_sm, "blocks per SM (layout's check)")
-            ->capture_default_str();
-        hpclab::cli::add_counts(app, "--sizes", o.sizes, "ping-pong message sizes in bytes (multiples of 8)", 8);
-        hpclab::cli::add_count(app, "--iterations", o.iterations, "ping-pong round trips", 1)->capture_default_str();
-        hpclab::cli::add_count(app, "--stairs-per-rank", o.stairs_per_rank, "intervals per rank (stairs)", 1)
-            ->capture_default_str();
-        hpclab::cli::add_count(app, "--stairs-threads", o.stairs_threads, "threads per rank (stairs)", 32)
-            ->capture_default_str();
-        hpclab::cli::add_count(app, "--stairs-max", o.stairs_max, "most ranks (stairs); 0: three times the SM count");
-        app.add_option("--misuse", o.misuse, "recv, barrier, full or truncate (--bench misuse)")
-            ->check(CLI::IsMember({"recv", "barrier", "full", "truncate"}))
-            ->capture_default_str();
-        app.add_option("--timeout-ms", o.timeout_ms, "deadline of each wait (--bench misuse)")->capture_default_str();
-        hpclab::cli::add_common(app, o.common);
-        const int code = hpclab::cli::parse(app, argc, argv);
+        app.option("--bench", o.bench, "layout, pi, pingpong, stairs, misuse or all")
+            .one_of({"layout", "pi", "pingpong", "stairs", "misuse", "all"})
+            .show_default();
+        app.count("--ranks", o.ranks, "ranks (blocks); 0: one per SM");
+        app.count("--threads", o.threads, "threads per rank (pi)", 32).show_default();
+        app.count("--intervals", o.intervals, "trapezoid intervals (pi)", 1).show_default();
+        app.count("--slots", o.slots, "mailbox slots per rank (layout)", 1).show_default();
+        app.count("--max-bytes", o.max_bytes, "longest message (layout)", 1).show_default();
+        app.count("--sms", o.sms, "SMs (layout's co-residency check)").show_default();
+        app.count("--blocks-per-sm", o.blocks_per_sm, "blocks per SM (layout's check)").show_default();
+        app.counts("--sizes", o.sizes, "ping-pong message sizes in bytes (multiples of 8)", 8);
+        app.count("--iterations", o.iterations, "ping-pong round trips", 1).show_default();
+        app.count("--stairs-per-rank", o.stairs_per_rank, "intervals per rank (stairs)", 1).show_default();
+        app.count("--stairs-threads", o.stairs_threads, "threads per rank (stairs)", 32).show_default();
+        app.count("--stairs-max", o.stairs_max, "most ranks (stairs); 0: three times the SM count");
+        app.option("--misuse", o.misuse, "recv, barrier, full or truncate (--bench misuse)")
+            .one_of({"recv", "barrier", "full", "truncate"})
+            .show_default();
+        app.option("--timeout-ms", o.timeout_ms, "deadline of each wait (--bench misuse)").show_default();
+        app.common(o.common);
+        const int code = app.parse(argc, argv);
         if (code >= 0) return code;
         fail_if(o.threads > 1024 || o.threads % 32 != 0, "--threads: a multiple of 32, at most 1024");
         fail_if(o.stairs_threads > 1024 || o.stairs_threads % 32 != 0,

@@ -250,20 +250,18 @@ int main(int argc, char** argv) {
             "Stages: cpu (the double reference, on --check-voxels voxels), then the GPU ladder.");
         std::vector<std::string> stages = {"all", "cpu", "gpu"};
         for (lab13::Variant v : lab13::kAllVariants) stages.push_back(lab13::variant_name(v));
-        app.add_option("--stage", o.stage, "which stage to run (all, cpu, gpu: every GPU stage, or one)")
-            ->check(CLI::IsMember(stages))
-            ->capture_default_str();
-        hpclab::cli::add_count(app, "--size", o.size, "voxels per side of the cube", 1)->capture_default_str();
-        hpclab::cli::add_count(app, "--samples", o.samples, "k-space samples M", 1)->capture_default_str();
-        hpclab::cli::add_count(app, "--chunk", o.chunk, "samples per constant-memory chunk (0: the stage's capacity)");
-        hpclab::cli::add_count(app, "--check-voxels", o.check_voxels,
-                               "voxels on which the CPU reference runs and errors are measured", 1)
-            ->capture_default_str();
-        hpclab::cli::add_count(app, "--atomic-pairs", o.atomic_pairs,
-                               "the atomic stage runs on at most this many voxel-sample pairs", 1)
-            ->capture_default_str();
-        hpclab::cli::add_common(app, o.common);
-        const int code = hpclab::cli::parse(app, argc, argv);
+        app.option("--stage", o.stage, "which stage to run (all, cpu, gpu: every GPU stage, or one)")
+            .one_of(stages)
+            .show_default();
+        app.count("--size", o.size, "voxels per side of the cube", 1).show_default();
+        app.count("--samples", o.samples, "k-space samples M", 1).show_default();
+        app.count("--chunk", o.chunk, "samples per constant-memory chunk (0: the stage's capacity)");
+        app.count("--check-voxels", o.check_voxels, "voxels on which the CPU reference runs and errors are measured", 1)
+            .show_default();
+        app.count("--atomic-pairs", o.atomic_pairs, "the atomic stage runs on at most this many voxel-sample pairs", 1)
+            .show_default();
+        app.common(o.common);
+        const int code = app.parse(argc, argv);
         if (code >= 0) return code;
         // 512^3 voxels and 2^24 samples: a few GB on the GPU, and the host
         // makes the scan in seconds. Beyond that the CPU reference alone

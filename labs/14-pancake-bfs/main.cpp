@@ -291,20 +291,19 @@ int main(int argc, char** argv) {
         "Lab 14: breadth-first search of the pancake graph over MPI ranks, with\n"
         "neighbours batched per rank and spilled to files under a memory budget.\n"
         "Run under mpirun -np P (alone it runs as P = 1).");
-    hpclab::cli::add_count(app, "--n", o.n, "pancakes (2 to 20; 11 is the lecture's run)", 0);
-    hpclab::cli::add_count(app, "--budget", o.budget,
-                           "bytes of memory per rank for buffered neighbours, exchange buffers and bit arrays; the "
-                           "rest goes to files in --spill-dir (0: no limit)",
-                           0);
-    app.add_option("--spill-dir", o.spill_dir, "where spill files go")->capture_default_str();
-    app.add_option("--start", o.start, "the start stack: sorted, or random (from --seed)")
-        ->check(CLI::IsMember({"sorted", "random"}))
-        ->capture_default_str();
-    app.add_flag("--anchor,!--no-anchor", o.anchor, "run the list BFS too (check and time; n <= 16)")
-        ->capture_default_str();
+    app.count("--n", o.n, "pancakes (2 to 20; 11 is the lecture's run)", 0);
+    app.count("--budget", o.budget,
+              "bytes of memory per rank for buffered neighbours, exchange buffers and bit arrays; the "
+              "rest goes to files in --spill-dir (0: no limit)",
+              0);
+    app.option("--spill-dir", o.spill_dir, "where spill files go").show_default();
+    app.option("--start", o.start, "the start stack: sorted, or random (from --seed)")
+        .one_of({"sorted", "random"})
+        .show_default();
+    app.flag("--anchor,!--no-anchor", o.anchor, "run the list BFS too (check and time; n <= 16)").show_default();
     o.common.reps = 1;
     o.common.warmup = 0;
-    hpclab::cli::add_common(app, o.common);
+    app.common(o.common);
     hpclab::mpi::MainHooks hooks;
     hooks.out_of_memory = "out of memory (try a smaller --n or a --budget)";
     return hpclab::mpi::run_main(

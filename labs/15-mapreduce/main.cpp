@@ -452,8 +452,8 @@ int run(const Options& o) {
 
 // "" when the options given make sense together, else why not: an option
 // that the chosen job would ignore is a mistake, never taken silently.
-std::string conflict(const CLI::App& app, const Options& o) {
-    const auto given = [&](const char* name) { return app.count(name) > 0; };
+std::string conflict(const hpclab::cli::App& app, const Options& o) {
+    const auto given = [&](const char* name) { return app.given(name); };
     if (o.job == "pancake") {
         for (const char* name : {"--input", "--generate", "--words"})
             if (given(name)) return std::string(name) + " is for the text jobs, not --job pancake";
@@ -478,23 +478,23 @@ int main(int argc, char** argv) {
         "Lab 15: MapReduce on MPI: word count, inverted index, pancake BFS.\n"
         "Run under mpirun -np P (alone it runs as P = 1). With no arguments: word count\n"
         "of an 8 MB Zipf corpus, checked against one process's std::unordered_map count.");
-    app.add_option("--input", o.input,
-                   "the text to read, any bytes (every rank maps it; a word is a run of bytes that are not "
-                   "whitespace)");
-    hpclab::cli::add_count(app, "--generate", o.generate,
-                           "generate a Zipf corpus of about this many bytes from --seed (the default job)", 1);
-    app.add_option("--words", o.words,
-                   "the vocabulary of --generate: a word list, one word a line, its words of the letters a-z "
-                   "(default: built in, 63,875 words as long as English's)");
-    app.add_option("--job", o.job, "wordcount, index (inverted index) or pancake")
-        ->check(CLI::IsMember({"wordcount", "index", "pancake"}))
-        ->capture_default_str();
-    app.add_option("--combiner", o.combiner, "on or off: the map-side fold (wordcount: sum, pancake: min)")
-        ->check(CLI::IsMember({"on", "off"}))
-        ->capture_default_str();
-    app.add_option("--n", o.n, "pancakes for --job pancake (2 to 9)")->check(CLI::Range(2, 9))->capture_default_str();
+    app.option("--input", o.input,
+               "the text to read, any bytes (every rank maps it; a word is a run of bytes that are not "
+               "whitespace)");
+    app.count("--generate", o.generate, "generate a Zipf corpus of about this many bytes from --seed (the default job)",
+              1);
+    app.option("--words", o.words,
+               "the vocabulary of --generate: a word list, one word a line, its words of the letters a-z "
+               "(default: built in, 63,875 words as long as English's)");
+    app.option("--job", o.job, "wordcount, index (inverted index) or pancake")
+        .one_of({"wordcount", "index", "pancake"})
+        .show_default();
+    app.option("--combiner", o.combiner, "on or off: the map-side fold (wordcount: sum, pancake: min)")
+        .one_of({"on", "off"})
+        .show_default();
+    app.option("--n", o.n, "pancakes for --job pancake (2 to 9)").in_range(2, 9).show_default();
     o.common.reps = 3;  // before add_common, so that --help shows it
-    hpclab::cli::add_common(app, o.common);
+    app.common(o.common);
     hpclab::mpi::MainHooks hooks;
     hooks.out_of_memory = "out of memory (try a smaller --generate)";
     hooks.own = [](const std::exception& e) -> std::optional<int> {

@@ -1,9 +1,9 @@
-// The parts of a driver's command line that need no CLI11: its errors, its
-// shared options, count and seed parsing, and run_main. A file that only
+// The parts of a driver's command line that need no parser: its errors,
+// its shared options, count and seed parsing, and run_main. A file that only
 // throws Unavailable or holds CommonOptions includes this, not
-// hpclab/cli.hpp: CLI11 2.1 costs about 8 s of compile time in every
-// translation unit that includes it (parsing, and the code of its global
-// validators), which the many-file drivers of labs 09 and 11 paid per file.
+// hpclab/cli.hpp, which declares the App a driver builds its command line
+// with (CLI11 itself is confined to common/src/cli.cpp: hpclab/cli.hpp says
+// why).
 #pragma once
 
 #include <cstddef>

@@ -15,9 +15,11 @@
 
 #include "hpclab/timed.hpp"
 
-namespace CLI {
+namespace hpclab {
+namespace cli {
 class App;
 }
+}  // namespace hpclab
 
 namespace hpclab {
 namespace mpi {
@@ -76,7 +78,7 @@ struct MainHooks {
 //   anything else                   fail_here("unknown exception").
 // Messages begin "<app's name>: error: ". Objects `body` made are gone
 // before MPI is finalized.
-int run_main(int argc, char** argv, CLI::App& app, const std::function<int()>& body, const MainHooks& hooks = {});
+int run_main(int argc, char** argv, cli::App& app, const std::function<int()>& body, const MainHooks& hooks = {});
 
 [[noreturn]] void throw_or_abort(int code, const char* call, const char* file, int line);
 

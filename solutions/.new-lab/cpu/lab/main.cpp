@@ -97,9 +97,9 @@ int main(int argc, char** argv) {
     return hpclab::cli::run_main([&] {
         Options o;
         auto app = hpclab::cli::app("Lab LABNUM: an inclusive scan, timed against std::inclusive_scan.");
-        hpclab::cli::add_count(app, "--n", o.n, "number of 64-bit integers to scan", 1);
-        hpclab::cli::add_common(app, o.common);
-        const int code = hpclab::cli::parse(app, argc, argv);
+        app.count("--n", o.n, "number of 64-bit integers to scan", 1);
+        app.common(o.common);
+        const int code = app.parse(argc, argv);
         if (code >= 0) return code;
         return run(o);
     });

@@ -86,10 +86,10 @@ int main(int argc, char** argv) {
     return hpclab::cli::run_main([&] {
         Options o;
         auto app = hpclab::cli::app("Lab LABNUM: a SAXPY kernel, timed against a device-to-device copy.");
-        hpclab::cli::add_count(app, "--n", o.n, "number of floats", 1);
-        app.add_option("--block", o.block, "threads per block")->check(CLI::Range(32, 1024))->capture_default_str();
-        hpclab::cli::add_common(app, o.common);
-        const int code = hpclab::cli::parse(app, argc, argv);
+        app.count("--n", o.n, "number of floats", 1);
+        app.option("--block", o.block, "threads per block").in_range(32, 1024).show_default();
+        app.common(o.common);
+        const int code = app.parse(argc, argv);
         if (code >= 0) return code;
         return run(o);
     });

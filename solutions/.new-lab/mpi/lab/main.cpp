@@ -81,8 +81,8 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
     Options o;
     auto app = hpclab::cli::app("Lab LABNUM: a prefix sum over MPI ranks (run under mpirun -np P).");
-    hpclab::cli::add_count(app, "--n", o.n, "number of 64-bit integers in all", 1);
-    hpclab::cli::add_common(app, o.common);
+    app.count("--n", o.n, "number of 64-bit integers in all", 1);
+    app.common(o.common);
     // Starts MPI, parses on every rank (rank 0 prints), and turns errors
     // into one message: SameOnEveryRank from rank 0, any other from its rank.
     hpclab::mpi::MainHooks hooks;
