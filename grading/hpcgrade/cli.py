@@ -81,6 +81,9 @@ def parse_args(argv):
     p.add_argument("--profile", action="store_true",
                    help="also profile the drivers with Nsight Compute on a GPU host: a GPU lab's table of "
                         "counters beside the reference's, never scored (tools/profile shows yours alone)")
+    p.add_argument("--first-loss", action="store_true",
+                   help="stop judging at the first test that loses points: a quick check, not a grade (the "
+                        "tests after it are not judged)")
     p.add_argument("--keep", action="store_true", help="keep the workspaces (debugging)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--hidden-visibility", choices=report.HIDDEN_VISIBILITIES, default=None,
@@ -115,7 +118,8 @@ def main(argv=None):
     kind = "solution" if a.solution else "starter" if a.starter else "submission"
     opts = pipeline.Options(jobs=a.jobs, test_timeout=a.test_timeout, time_limit=a.time_limit,
                             memory_gib=a.memory, rounds=a.rounds, keep=a.keep, perf=not a.no_perf, quiet=a.quiet,
-                            hidden_visibility=a.hidden_visibility, profile=a.profile)
+                            hidden_visibility=a.hidden_visibility, profile=a.profile,
+                            first_loss=a.first_loss)
     try:
         labs = manifest.list_labs(root) if a.all else [manifest.resolve_lab(root, a.lab)]
         if not labs:

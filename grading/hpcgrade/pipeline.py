@@ -485,9 +485,12 @@ def record_and_judge(g):
         g.end_submission("after its tests")
         judge(g, chunk)
         if any(it.max_score > 0 and it.outcome == "failed" for it in chunk):
-            for rest in chunks[n + 1:]:
-                for it in rest:
-                    it.set(0, "not run", "not judged: the self-check stops at a mutant's first lost point")
+            rest = [it for later in chunks[n + 1:] for it in later]
+            for it in rest:
+                it.set(0, "not run", "not judged: this grade stopped at its first lost point (--first-loss)")
+            if rest:
+                g.out.append("--first-loss: judging stopped at the first test that lost points; %d tests were "
+                             "not judged, so this is not a grade" % len(rest))
             break
     note_gpu_skips(g)
 

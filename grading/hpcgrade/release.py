@@ -27,9 +27,12 @@ Verification, all of which must pass (exit status 1 otherwise):
      (install, set up and build the first lab) exits 0, the second runs the
      first lab's tests and self-grades its skeleton: 0 points on tests,
      the speed line explained;
-  5. grading/grade LAB --starter works in DIR for every other lab (0 points,
-     says the hidden tests and the reference are absent); --solution is
-     refused;
+  5. grading/grade LAB --starter --first-loss works in DIR for every other
+     lab (0 points, says the hidden tests and the reference are absent);
+     --solution is refused. --first-loss: step 3 already ran every visible
+     test on the skeleton, and this step is about the grader in the release;
+     judged in full, the MPI labs' failing tests (one mpirun each, per rank
+     count) took 35-70 s a lab;
   6. DIR holds the release and nothing else afterwards: what the checks
      made there (the README's build folder, its results.json, Python's
      caches) is removed, and what is left is compared with what was
@@ -517,17 +520,18 @@ def run_skeleton_tests(dest, lab, binary):
 
 
 def grade_in_release(dest, lab):
-    """grading/grade LAB --starter in DEST (one job: the grades run side by
-    side). Returns its checks as (ok, what, detail)."""
+    """grading/grade LAB --starter --first-loss in DEST (one job: the grades
+    run side by side). Returns its checks as (ok, what, detail)."""
     grade = os.path.join(dest, "grading", "grade")
     t = time.monotonic()
     tmp = tempfile.mkdtemp(prefix="hpc-release-grade-")
     try:
         out = os.path.join(tmp, "r.json")
-        what = "%s: grading/grade --starter works in the release" % lab
+        what = "%s: grading/grade --starter --first-loss works in the release" % lab
         try:
             # Beyond the grade's own time limit (pipeline.DEFAULT_TIME_LIMIT).
-            p = subprocess.run([sys.executable, grade, lab, "--starter", "--quiet", "--jobs", "1", "--out", out],
+            p = subprocess.run([sys.executable, grade, lab, "--starter", "--first-loss", "--quiet", "--jobs", "1",
+                                "--out", out],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=2400, cwd=tmp)
         except subprocess.TimeoutExpired:
             return [(False, what + ": it did not end in 2400 s", ""), refused(dest, lab)]
@@ -551,7 +555,7 @@ def grade_in_release(dest, lab):
 def grade_all_in_release(c, dest, labs, jobs):
     """grade_in_release for LABS, JOBS at a time; a line as each ends."""
     t = time.monotonic()
-    print("  ... grading/grade --starter for %d labs in the release, %d at a time" % (len(labs), jobs), flush=True)
+    print("  ... grading/grade --starter --first-loss for %d labs in the release, %d at a time" % (len(labs), jobs), flush=True)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = [pool.submit(grade_in_release, dest, lab) for lab in labs]
         for n, done in enumerate(concurrent.futures.as_completed(futures), 1):

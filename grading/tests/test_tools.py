@@ -202,6 +202,22 @@ class MiniTree(unittest.TestCase):
         self.assertEqual(len(combined["tests"]), len(one["tests"]))
         self.assertTrue(combined["tests"][0]["name"].startswith("01-sorting: "))
 
+    def test_first_loss_stops_and_says_it_is_no_grade(self):
+        work = os.path.join(self.tmp, "first-loss")
+        os.makedirs(work)
+        out_json = os.path.join(work, "r.json")
+        code, out = run([os.path.join(self.tree, "grading", "grade"), "01", "--starter", "--first-loss", "--no-perf",
+                         "--quiet", "--out", out_json], work)
+        self.assertEqual(code, 0, out)
+        with open(out_json) as f:
+            data = json.load(f)
+        self.assertEqual(data["score"], 0)
+        not_judged = [t for t in data["tests"] if "(--first-loss)" in t.get("output", "")]
+        judged = [t for t in data["tests"] if t.get("status") == "failed" and t not in not_judged]
+        self.assertTrue(not_judged and judged, out)
+        self.assertIn("--first-loss: judging stopped at the first test that lost points; %d tests were not judged, "
+                      "so this is not a grade" % len(not_judged), data["output"])
+
     def test_all_labs_submission_dir(self):
         work = os.path.join(self.tmp, "subs")
         os.makedirs(work)
