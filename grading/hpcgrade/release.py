@@ -555,7 +555,8 @@ def grade_in_release(dest, lab):
 def grade_all_in_release(c, dest, labs, jobs):
     """grade_in_release for LABS, JOBS at a time; a line as each ends."""
     t = time.monotonic()
-    print("  ... grading/grade --starter --first-loss for %d labs in the release, %d at a time" % (len(labs), jobs), flush=True)
+    print("  ... grading/grade --starter --first-loss for %d labs in the release, %d at a time" % (len(labs), jobs),
+          flush=True)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = [pool.submit(grade_in_release, dest, lab) for lab in labs]
         for n, done in enumerate(concurrent.futures.as_completed(futures), 1):
