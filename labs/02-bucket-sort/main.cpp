@@ -345,7 +345,7 @@ int main(int argc, char** argv) {
     app.option("--bad-value-on-rank", o.bad_value_on_rank,
                "plant 1.5 (outside [0,1]) in this rank's numbers: the job must stop with one message")
         .non_negative();
-    o.common.reps = 3;  // before add_common, so that --help shows it
+    o.common.reps = 3;  // before app.common, so that --help shows it
     app.common(o.common);
     hpclab::mpi::MainHooks hooks;
     hooks.out_of_memory = "out of memory (try a smaller --n)";

@@ -493,7 +493,7 @@ int main(int argc, char** argv) {
         .one_of({"on", "off"})
         .show_default();
     app.option("--n", o.n, "pancakes for --job pancake (2 to 9)").in_range(2, 9).show_default();
-    o.common.reps = 3;  // before add_common, so that --help shows it
+    o.common.reps = 3;  // before app.common, so that --help shows it
     app.common(o.common);
     hpclab::mpi::MainHooks hooks;
     hooks.out_of_memory = "out of memory (try a smaller --generate)";
