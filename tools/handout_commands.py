@@ -87,6 +87,9 @@ MACHINE = re.compile(r"\b(H100|H200|A100)s?\b|\b\d+-core\b|\b\d+ cores\b")
 EXPECT = re.compile(r"\bexits (\d+|non-zero)(?: or (\d+))?\b")
 # Placeholders a reader must replace are not commands: DIR, P, on|off, [--flag].
 PLACEHOLDER = re.compile(r"(?:^|\s)([A-Z][A-Z_]*|\w+\|\w+|\[--?\w[^\]]*\])(?=\s|$)")
+# A command that runs what a build made (build/...), and one that builds.
+USES_BUILD = re.compile(r"(?:^|[\s;&|(=<>])\.?/?build/")
+BUILDS = re.compile(r"\bmeson (?:compile|test)\b|\bninja\b")
 OPEN_MPI_ROOT = ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "OMPI_MCA_rmaps_base_oversubscribe")
 NOBODY = 65534
 
@@ -248,6 +251,22 @@ def documents(root):
     return docs
 
 
+def used_before_built(doc, blocks):
+    """Pure: problems of BLOCKS (one document's, in order) that run a build's
+    output before the document's first block that builds, unmarked: a reader
+    who types them in order has nothing to run yet (exit 127)."""
+    problems = []
+    for b in blocks:
+        if any(BUILDS.search(c.code) for c in b.commands):
+            break
+        if "after-build" in b.modifiers:
+            continue
+        problems += ["%s: runs what the build below makes: move it after the build, or mark its block "
+                     "<!-- check: %s, after-build; ... --> (and say so in the prose)" % (c.where(), b.kind)
+                     for c in b.commands if USES_BUILD.search(c.code)]
+    return problems
+
+
 def gpu_labs(root):
     return {lab for lab in lab_manifest.list_labs(root) if lab_manifest.load(root, lab)["needs_gpu"]}
 
@@ -262,6 +281,7 @@ def lint(root):
         problems += ["%s:%d: a fence without a language, or an indented code block: ```sh for commands, "
                      "```text for anything else" % (doc, n) for n in bare]
         lab = doc.split("/")[1] if doc.startswith("labs/") else None
+        problems += used_before_built(doc, [b for b in blocks if b.lang in COMMAND_LANGS])
         for b in blocks:
             problems += ["%s:%d: %s" % (doc, b.line, e) for e in b.errors]
             if b.lang not in COMMAND_LANGS:

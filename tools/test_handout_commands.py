@@ -103,6 +103,26 @@ class Order(unittest.TestCase):
         self.assertEqual(lines(hc.selected(blocks, ["slow"])), [3, 11, 27])
 
 
+class UsedBeforeBuilt(unittest.TestCase):
+    def problems(self, doc):
+        blocks, _ = hc.parse("doc.md", doc)
+        return hc.used_before_built("doc.md", blocks)
+
+    def test_a_run_of_the_build_before_the_build_is_reported(self):
+        early = "<!-- check: gpu-host; needs a GPU -->\n```sh\n./build/x/labs/x --sweep\n```\n\n" + DOC
+        problems = self.problems(early)
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("doc.md:3: runs what the build below makes", problems[0])
+        self.assertIn("<!-- check: gpu-host, after-build;", problems[0])
+
+    def test_marked_or_after_the_build_is_not(self):
+        self.assertEqual(self.problems(DOC), [])  # its objdump block is after-build
+        marked = "<!-- check: gpu-host, after-build; the build below -->\n```sh\nbuild/x/labs/x\n```\n" + DOC
+        self.assertEqual(self.problems(marked), [])
+        # A block that builds (meson test does) may use the build after it.
+        self.assertEqual(self.problems("```sh\nmeson test -C build/y\nbuild/y/labs/y\n```\n"), [])
+
+
 class Script(unittest.TestCase):
     def run_commands(self, texts):
         block = hc.Block("d.md", 1, "sh", None)
