@@ -258,16 +258,40 @@ def fmt_stalls(k):
     return ", ".join("%s %.3g" % (s, v) for s, v in k.stalls) if k and k.stalls else "n/a"
 
 
+def base_name(name):
+    """Pure: a short kernel name without its template arguments."""
+    return name.split("<", 1)[0]
+
+
+def pairs(sub, ref):
+    """Pure: [(name, sub's name or None, ref's name or None)] in SUB's order,
+    then REF's kernels that SUB lacks. A kernel is paired with the one of the
+    same name or, failing that, with the only other one of the same base
+    name (a student who changed a template argument still sees the
+    reference's figures beside theirs)."""
+    lone_sub = [n for n in sub if n not in ref]
+    lone_ref = [n for n in ref if n not in sub]
+    partner = {}
+    for n in lone_sub:
+        mine = [m for m in lone_sub if base_name(m) == base_name(n)]
+        theirs = [m for m in lone_ref if base_name(m) == base_name(n)]
+        if len(mine) == 1 and len(theirs) == 1:
+            partner[n] = theirs[0]
+    out = [(n, n, n if n in ref else partner.get(n)) for n in sub]
+    taken = set(partner.values())
+    return out + [(n, None, n) for n in lone_ref if n not in taken]
+
+
 def table(cfg, sub, ref=None, sub_title="yours", ref_title="reference"):
     """The report's text for SUB (and REF): {name: Kernel} each, or None."""
-    names = list(sub) + [n for n in (ref or {}) if n not in sub]
     width = max([len(m["label"]) for m in cfg["metrics"]] + [len("top stalls")])
     lines = []
-    for name in names:
-        s, r = sub.get(name), (ref or {}).get(name)
-        counts = "; ".join("%s: %s" % (t, "%d launches, weighted by time" % k.launches if k.launches > 1
-                                        else "1 launch")
-                           for t, k in ((sub_title, s), (ref_title, r)) if k is not None and (ref or t == sub_title))
+    for name, sub_name, ref_name in pairs(sub, ref or {}):
+        s, r = sub.get(sub_name), (ref or {}).get(ref_name)
+        counts = "; ".join("%s: %s%s" % (t, "%d launches, weighted by time" % k.launches if k.launches > 1
+                                          else "1 launch", "" if n == name else ", as " + n)
+                           for t, k, n in ((sub_title, s, sub_name), (ref_title, r, ref_name))
+                           if k is not None and (ref or t == sub_title))
         lines.append("kernel %s (%s)" % (name, counts or "not run"))
         head = "  %-*s  %14s" % (width, "metric", sub_title) + ("  %14s" % ref_title if ref is not None else "")
         lines.append(head)

@@ -1,7 +1,8 @@
 """The Nsight Compute profile (hpcgrade/profile.py, lab.json "profile"):
-ncu's recorded raw CSV of labs 06 and 07 (fixtures/ncu/, trimmed copies of
-runs on an H200 with ncu 2025.3.1), hostile CSVs, the labs' declarations; and
-on a GPU host with ncu, lab 07's transposes profiled for real."""
+ncu's recorded raw CSV of labs 05, 06, 07, 08 and 13 (fixtures/ncu/: runs
+of the reference drivers on H200s, trimmed to the columns the labs read),
+hostile CSVs, the labs' declarations; and on a GPU host with ncu, lab 07's
+transposes profiled for real."""
 import glob
 import os
 import re
@@ -88,10 +89,67 @@ class RecordedProfiles(unittest.TestCase):
         self.assertIn("3 launches, weighted by time", text)
         self.assertIn("top stalls", text)
 
+    def values(self, lab, csv, kernel):
+        cfg = lab_profile(lab)
+        k = profile.parse(fixture(csv), cfg)[kernel]
+        return cfg, k, {m["label"]: k.values[profile.key(m)] for m in cfg["metrics"]}
+
+    def test_references_fire_no_reading_on_themselves(self):
+        # Session 18's false "not coalesced" on the solutions' 16-byte loads
+        # (labs 05 and 13) would fire here.
+        for lab, csv in (("05-matmul", "matmul05.csv"), ("06-reduction", "reduce.csv"),
+                         ("08-occupancy-model", "occupancy08.csv"), ("13-mri-fhd", "fhd13.csv")):
+            cfg = lab_profile(lab)
+            for name, k in profile.parse(fixture(csv), cfg).items():
+                with self.subTest(lab=lab, kernel=name):
+                    if lab != "06-reduction" or "grid_stride" in name:  # 06's early stages are meant to fire
+                        self.assertEqual(profile.readings(cfg, k, k), [])
+
+    def test_matmul_final(self):
+        cfg, k, v = self.values("05-matmul", "matmul05.csv", "final_kernel<float, 8, 2, 1, 1>")
+        self.assertEqual(k.launches, 2)
+        self.assertEqual((v["sectors per global load"], v["registers per thread"]), (16.0, 124.0))
+        self.assertEqual((v["blocks/SM allowed by registers"], v["blocks/SM allowed by shared mem"]), (2.0, 5.0))
+        self.assertEqual([s for s, _ in k.stalls], ["not_selected", "dispatch_stall"])
+        # A submission whose loads need twice the reference's sectors is told so.
+        slow = profile.Kernel(k.name, 2, dict(k.values, **{LD: 32.0}), k.stalls)
+        self.assertIn("loads of A or B are not coalesced", said(cfg, slow, k))
+
+    def test_occupancy_limiters(self):
+        cfg, k, v = self.values("08-occupancy-model", "occupancy08.csv", "matmul_kernel<1>")
+        self.assertEqual((v["registers per thread"], v["blocks/SM allowed by registers"],
+                          v["blocks/SM allowed by shared mem"], v["blocks/SM allowed by warps"]), (32.0, 8.0, 21.0, 8.0))
+        self.assertGreater(v["achieved occupancy (%)"], 97)
+        self.assertEqual(list(profile.parse(fixture("occupancy08.csv"), cfg)), ["matmul_kernel<0>", "matmul_kernel<1>"])
+
+    def test_fhd_tiles(self):
+        cfg, k, v = self.values("13-mri-fhd", "fhd13.csv", "tiles_kernel")
+        self.assertEqual((k.launches, v["registers per thread"], v["sectors per global load"]), (1, 40.0, 19.42))
+        self.assertAlmostEqual(v["issue slots busy (%)"], 80.17)
+
+    def test_a_kernel_with_other_template_arguments_sits_beside_the_reference(self):
+        # A student who changed final_kernel's template arguments (H200, a
+        # grade of 05 whose warps were laid out 16x16) still gets one table.
+        cfg = lab_profile("05-matmul")
+        ref = profile.parse(fixture("matmul05.csv"), cfg)
+        (name, k), = ref.items()
+        mine = "final_kernel<float, 8, 2, 0, 1>"
+        text = profile.table(cfg, {mine: profile.Kernel(mine, 2, k.values, k.stalls)}, ref)
+        self.assertEqual(text.count("\nkernel ") + text.startswith("kernel "), 1, text)
+        self.assertIn("kernel %s (yours: 2 launches, weighted by time; reference: 2 launches, weighted by time, "
+                      "as %s)" % (mine, name), text)
+        self.assertNotIn(" - ", text.replace("top stalls", ""))
+        # Two of one base name on either side: no guess, each alone.
+        two = {"k<1>": k, "k<2>": k}
+        self.assertEqual(profile.pairs(two, {"k<3>": k}), [("k<1>", "k<1>", None), ("k<2>", "k<2>", None),
+                                                            ("k<3>", None, "k<3>")])
+        self.assertEqual(profile.pairs({"k<1>": k, "j": k}, {"j": k, "k<3>": k}),
+                         [("k<1>", "k<1>", "k<3>"), ("j", "j", "j")])
+
     def test_every_recording_parses_for_every_lab(self):
         for lab in profiled_labs():
             cfg = lab_profile(lab)
-            for f in ("transpose.csv", "reduce.csv", "powers.csv", "copy07.csv"):
+            for f in sorted(os.path.basename(p) for p in glob.glob(os.path.join(NCU, "*.csv"))):
                 with self.subTest(lab=lab, csv=f):
                     try:
                         k = profile.parse(fixture(f), dict(cfg, kernels="."))
