@@ -407,9 +407,23 @@ def clean_env():
     return env
 
 
-def run_script(script, cwd, log_path, status_path, timeout, env):
+def results_of(events):
+    """Pure: read_status's EVENTS -> [(i, status, seconds, CPU seconds)] of
+    the commands that ended."""
+    started, results, cpu_before = {}, [], 0.0
+    for kind, i, *rest in events:
+        if kind == "start":
+            started[i] = rest[-1]
+        else:
+            results.append((i, rest[0], rest[1] - started.get(i, rest[1]), rest[2] - cpu_before))
+            cpu_before = rest[2]
+    return results
+
+
+def run_script(script, cwd, log_path, status_path, timeout, env, on_result=lambda r: None):
     """Run SCRIPT; return (exit status or None on timeout, [(i, status,
-    seconds, CPU seconds)])."""
+    seconds, CPU seconds)]). ON_RESULT is called with each as its command
+    ends, so a run cut short from outside still says what passed."""
     with open(status_path, "w"):
         pass
     path = status_path + ".sh"
@@ -418,8 +432,7 @@ def run_script(script, cwd, log_path, status_path, timeout, env):
     with open(log_path, "ab") as log:
         p = subprocess.Popen(["bash", path], cwd=cwd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                              env=env, start_new_session=True)
-        started, current = {}, None
-        code = None
+        current, code, reported = None, None, 0
         try:
             while True:
                 try:
@@ -429,6 +442,11 @@ def run_script(script, cwd, log_path, status_path, timeout, env):
                     pass
                 events = read_status(status_path)
                 current = events[-1] if events else None
+                # The newest end is complete (its CPU times written) once the next command started.
+                done = results_of(events)[:None if current and current[0] == "start" else -1]
+                for r in done[reported:]:
+                    on_result(r)
+                reported = max(reported, len(done))
                 if current and current[0] == "start" and time.time() - current[2] > timeout:
                     code = None
                     break
@@ -438,17 +456,11 @@ def run_script(script, cwd, log_path, status_path, timeout, env):
             if p.poll() is None:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
-    events = read_status(status_path)
-    for kind, i, *rest in events:
-        if kind == "start":
-            started[i] = rest[-1]
-    results, cpu_before = [], 0.0
-    for kind, i, *rest in events:
-        if kind == "end":
-            results.append((i, rest[0], rest[1] - started.get(i, rest[1]), rest[2] - cpu_before))
-            cpu_before = rest[2]
+    results = results_of(read_status(status_path))
     if code is None and current and current[0] == "start":
         results.append((current[1], None, time.time() - current[2], 0.0))
+    for r in results[reported:]:
+        on_result(r)
     return code, results
 
 
@@ -535,14 +547,9 @@ def run(root, kinds, patterns, keep, timeout, from_release=None):
         print("%s (%s, in the %s layout):" % (doc, ", ".join(sorted({c.kind for c in commands})), tree), flush=True)
         t0 = time.monotonic()
         script = "\n".join(prefix) + "\n" + script_for(commands, status_path)
-        try:
-            code, results = run_script(script, layout, log_path, status_path, timeout, env)
-        finally:
-            if slurm:
-                subprocess.run(["tools/slurm-localhost", "stop"], cwd=layout, env=dict(env, SLURM_LOCALHOST_DIR=SLURM_DIR),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        ran = {r[0] for r in results}
-        for i, status, seconds, cpu in results:
+
+        def report(result, commands=commands, log_path=log_path):
+            i, status, seconds, cpu = result
             c = commands[i]
             ok, skipped = c.accepts(status), c.skipped(status)
             what = "TIME" if status is None else ("FAIL" if not ok else ("skip" if skipped else "ok  "))
@@ -554,6 +561,14 @@ def run(root, kinds, patterns, keep, timeout, from_release=None):
             if not ok:
                 failures.append(c.where())
                 print(tail(log_path, 40))
+
+        try:
+            code, results = run_script(script, layout, log_path, status_path, timeout, env, report)
+        finally:
+            if slurm:
+                subprocess.run(["tools/slurm-localhost", "stop"], cwd=layout, env=dict(env, SLURM_LOCALHOST_DIR=SLURM_DIR),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        ran = {r[0] for r in results}
         if code not in (0, 100) and not failures:
             failures.append("%s: the script ended with status %s (a given failed?)" % (doc, code))
             print(tail(log_path, 40))
