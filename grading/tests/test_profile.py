@@ -126,6 +126,15 @@ class RecordedProfiles(unittest.TestCase):
         cfg, k, v = self.values("13-mri-fhd", "fhd13.csv", "tiles_kernel")
         self.assertEqual((k.launches, v["registers per thread"], v["sectors per global load"]), (1, 40.0, 19.42))
         self.assertAlmostEqual(v["issue slots busy (%)"], 80.17)
+        # 2048 warps x 16,384 samples x 1.5 loads (a 16-byte one, and a
+        # 4-byte one the compiler pairs). One voxel a thread, not four, makes
+        # 4x the warps for the same pairs (graded on an H200: 0.91 of the
+        # reference's speed, and no other reading fired): this one does.
+        self.assertEqual(v["shared loads (warp instructions)"], 2048 * 16384 * 1.5)
+        loads = "smsp__inst_executed_op_shared_ld.sum"
+        one_voxel = profile.Kernel(k.name, 1, dict(k.values, **{loads: 4 * k.values[loads]}), k.stalls)
+        self.assertIn("one load of a sample should serve several voxels", said(cfg, one_voxel, k))
+        self.assertNotIn("shared loads", said(cfg, k, k))
 
     def test_a_kernel_with_other_template_arguments_sits_beside_the_reference(self):
         # A student who changed final_kernel's template arguments (H200, a
