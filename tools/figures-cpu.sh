@@ -20,7 +20,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tools/figure_runs.sh
 source "$root/tools/figure_runs.sh"
-manifest=$root/labs/lab_manifest.py
+manifest=$root/labs/lab_manifest
 out=${1:?usage: tools/figures-cpu.sh OUT_DIR [--install] [BUILD_DIR]}
 install=
 [ "${2:-}" = --install ] && { install=1; shift; }

@@ -17,7 +17,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tools/figure_runs.sh
 source "$root/tools/figure_runs.sh"
-manifest=$root/labs/lab_manifest.py
+manifest=$root/labs/lab_manifest
 out=${1:?usage: tools/figures-gpu-host.sh OUT_DIR [BUILD_DIR] [GPU_ARCH]}
 build=${2:-/tmp/fig}
 arch=${3:-90}

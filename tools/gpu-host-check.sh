@@ -18,7 +18,7 @@ out=${2:-gpu-check-logs}
 arch=${3:-90}
 mkdir -p "$out"
 # Open MPI refuses to run as root (GPU hosts often run commands as root).
-eval "$(python3 "$root/labs/lab_manifest.py" mpi-env --shell)"
+eval "$(python3 "$root/labs/lab_manifest" mpi-env --shell)"
 # Warnings are CI's to hold (-Dproject_werror): a GPU host's other compiler
 # versions may warn where CI's do not, and that must not stop its tests.
 [ -d "$build" ] || meson setup "$build" -Dgpu_arch="$arch" -Dhidden_tests=true -Dgrader_tests=false \

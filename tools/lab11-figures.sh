@@ -13,7 +13,7 @@ list=
 [ "${1:-}" = --list ] && { list=1; shift; }
 build=${1:-build-gpu}
 out=${2:-lab11-figures}
-manifest=$(dirname "$0")/../labs/lab_manifest.py
+manifest=$(dirname "$0")/../labs/lab_manifest
 # The runs, one a line: the lab, the run's name and its command (lab.json).
 runs=$(python3 "$manifest" figure-runs quoted --driver-dir "$build/labs") || exit 1
 [ -n "$list" ] && { printf '%s\n' "$runs"; exit 0; }
@@ -27,7 +27,7 @@ while IFS=$'\t' read -r _ name command; do
   fi
   echo "== $name: $command"
   SECONDS=0
-  # The command is lab_manifest.py's, shell-quoted.
+  # The command is lab_manifest's, shell-quoted.
   eval "$command" > "$out/$name.log" 2> "$out/$name.err" < /dev/null
   echo "   exit $? after $SECONDS s"
   cat "$out/$name.log"

@@ -5,7 +5,7 @@
   tools/readme_labs.py --check   say whether the table is out of date; exit 1 if it is
 
 The table stands between the lines `<!-- labs:begin -->` and
-`<!-- labs:end -->` of README.md: one row per lab (labs/lab_manifest.py
+`<!-- labs:end -->` of README.md: one row per lab (labs/lab_manifest
 lists them), made from its lab.json's "topic" (its "title" when it has
 none), "needs" and "status", so that adding a lab or changing what it needs
 changes the table. Meson runs the check as the test `readme labs`; a README

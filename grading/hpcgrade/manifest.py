@@ -1,4 +1,4 @@
-"""The grader's view of lab manifests: labs/lab_manifest.py, the one reader
+"""The grader's view of lab manifests: labs/lab_manifest, the one reader
 that the build and the grader share (this module only finds it)."""
 import os
 import sys

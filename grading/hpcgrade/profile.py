@@ -2,7 +2,7 @@
 shown beside the reference's, never scored.
 
 A lab declares what to profile in lab.json's "profile" block (its schema
-and checks: labs/lab_manifest.py, check_profile). This module
+and checks: labs/lab_manifest/schema.py, check_profile). This module
   - builds ncu's command line for it (ncu_argv),
   - reads ncu's raw CSV (`ncu --csv --page raw`) into per-kernel values
     (parse): several launches of one kernel (a reduction's passes) give

@@ -28,8 +28,8 @@ def mini_tree(dest):
         return [n for n in names if n == "__pycache__" or n.startswith("build") and os.path.isdir(os.path.join(base, n))]
     shutil.copytree(os.path.join(ROOT, "common"), os.path.join(dest, "common"), ignore=ignore)
     os.makedirs(os.path.join(dest, "labs"))
-    for f in ("meson.build", "lab_manifest.py"):
-        shutil.copy2(os.path.join(ROOT, "labs", f), os.path.join(dest, "labs"))
+    shutil.copy2(os.path.join(ROOT, "labs", "meson.build"), os.path.join(dest, "labs"))
+    shutil.copytree(os.path.join(ROOT, "labs", "lab_manifest"), os.path.join(dest, "labs", "lab_manifest"), ignore=ignore)
     paths = manifest.lab_paths("", LAB)
     for part in (paths.lab_dir, paths.solution_dir, paths.hidden_dir, paths.mutants_dir):
         src = os.path.join(ROOT, part)

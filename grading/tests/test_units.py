@@ -546,7 +546,7 @@ class ReadmeLabsTest(unittest.TestCase):
 
 class FigureRunsTest(unittest.TestCase):
     def test_runs_are_checked_and_launched(self):
-        lab_manifest = sys.modules[manifest.load.__module__]
+        lab_manifest = sys.modules["lab_manifest"]  # the package hpcgrade.manifest imports
         for bad in ({"sample": [{"args": "--n 1"}]}, {"sample": [{"args": [], "ranks": 0}]},
                     {"quoted": [{"args": []}]}, {"sample": [{"args": [], "env": {"A B": "1"}}]},
                     {"samples": []}, {"sample": [{"args": [], "what": 1}]}):
@@ -900,7 +900,7 @@ class RunsForTest(unittest.TestCase):
 
     def test_a_lab_without_mpi_runs_every_test_once(self):
         self.assertEqual(judging.runs_for({"mpi_ranks": []}, "Cpu.X"), [judging.Run()])
-        lab_manifest = sys.modules[manifest.load.__module__]
+        lab_manifest = sys.modules["lab_manifest"]  # the package hpcgrade.manifest imports
         with tempfile.TemporaryDirectory() as tree:
             shutil.copytree(os.path.join(ROOT, "labs", "01-sorting"), os.path.join(tree, "labs", "01-sorting"))
             path = os.path.join(tree, "labs", "01-sorting", "lab.json")
@@ -1367,7 +1367,8 @@ class FormatCheckTest(unittest.TestCase):
             os.makedirs(os.path.join(tree, "tools"))
             os.makedirs(os.path.join(tree, "labs", "99-x"))
             shutil.copy(os.path.join(ROOT, "tools", "format.py"), os.path.join(tree, "tools"))
-            shutil.copy(os.path.join(ROOT, "labs", "lab_manifest.py"), os.path.join(tree, "labs"))  # the layout
+            shutil.copytree(os.path.join(ROOT, "labs", "lab_manifest"), os.path.join(tree, "labs", "lab_manifest"),
+                            ignore=shutil.ignore_patterns("__pycache__"))  # the layout
             shutil.copy(os.path.join(ROOT, ".clang-format"), tree)
             for name, text in (("good.cpp", "int main() { return 0; }\n"), ("bad.cpp", "int  main( ){return 0;}\n")):
                 with open(os.path.join(tree, "labs", "99-x", name), "w") as f:

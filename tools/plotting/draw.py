@@ -1,5 +1,5 @@
 """Draw one declared figure (lab.json "figures", checked by
-labs/lab_manifest.py) from a driver's rows, with matplotlib."""
+labs/lab_manifest) from a driver's rows, with matplotlib."""
 import math
 
 import matplotlib

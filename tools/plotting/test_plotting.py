@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of the figure declarations' checks (labs/lab_manifest.py) and of
+"""Tests of the figure declarations' checks (labs/lab_manifest) and of
 the rows-to-points step (layers.py): what a lab.json may say, and what the
 figures then show. No matplotlib needed; meson test runs it in the
 `figures` suite."""
