@@ -4,8 +4,8 @@
 # a GPU (solution full marks, starter 0, every mutant caught), logging to
 # OUT_DIR. Which labs use MPI, and with how many ranks, comes from lab.json.
 # Then every handout command, as written (tools/handout_commands.py --run
-# here,gpu-host,slow: CI runs none of them, as together they build every lab
-# again, twice), of LABS' handouts when LABS is set, of every document
+# here,gpu-host,slow: CI runs only the "here" ones; the GPU ones need this
+# host, the slow ones its cores), of LABS' handouts when LABS is set, of every document
 # otherwise; HANDOUTS=0 leaves them out.
 # SELFCHECK_ARGS adds options to the self-check (a long one split with
 # --cases, say: SELFCHECK_ARGS="--first-loss --cases peer-*"; words split

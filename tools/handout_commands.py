@@ -28,9 +28,8 @@ comment says: `# ... exits 1` or `# ... exits non-zero`. `# ... exits 0 or
 on a GPU host without matplotlib): it is reported as skipped, not as ok.
 
 Which commands run where: a block with no marker runs here (CPU and MPI:
-the Meson test `handout commands`, `meson test --suite handout-commands`,
-and tools/gpu-host-check.sh; not CI's default run, which two cores cannot
-fit: every lab is built again, twice). A block that cannot says
+the Meson test `handout commands`, in CI's run and alone with `meson test
+--suite handout-commands`, and tools/gpu-host-check.sh). A block that cannot says
 why in an HTML comment on the line above its fence:
 
   <!-- check: KIND[, MODIFIER...]; reason -->
@@ -70,7 +69,7 @@ from hpcgrade import release  # noqa: E402
 
 KINDS = ("here", "gpu-host", "slow", "manual")
 MODIFIERS = ("after-build", "given-roster", "given-slurm")
-RUNNERS = {"here": "meson test --suite handout-commands", "gpu-host": "tools/gpu-host-check.sh",
+RUNNERS = {"here": "meson test (CI)", "gpu-host": "tools/gpu-host-check.sh",
            "slow": "tools/gpu-host-check.sh", "manual": "nobody: by hand", "ci": ".ci/run"}
 COMMAND_LANGS = ("sh",)
 RELEASE_README = "README.md (student release)"
