@@ -8,6 +8,7 @@ import sys
 import tempfile
 import time
 import unittest
+import unittest.mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import handout_commands as hc  # noqa: E402
@@ -183,6 +184,16 @@ class Script(unittest.TestCase):
     def test_an_unexpected_success_is_a_failure(self):
         code, results = self.run_commands(["true  # exits non-zero"])
         self.assertEqual((code, results), (100, [(0, 0)]))
+
+
+class Environment(unittest.TestCase):
+    def test_a_readers_terminal_has_neither_meson_tests_nor_open_mpis_root_settings(self):
+        added = {"MALLOC_PERTURB_": "57", "MESON_TEST_ITERATION": "1", "ASAN_OPTIONS": "x", "UBSAN_OPTIONS": "x",
+                 "MSAN_OPTIONS": "x", "OMPI_ALLOW_RUN_AS_ROOT": "1", "HPC_KEEP_ME": "yes"}
+        with unittest.mock.patch.dict(os.environ, added):
+            env = hc.clean_env()
+        self.assertEqual(env["HPC_KEEP_ME"], "yes")
+        self.assertEqual(set(added) & set(env), {"HPC_KEEP_ME"})
 
 
 class Repository(unittest.TestCase):

@@ -7,6 +7,7 @@ import sys
 import tempfile
 import time
 import unittest
+import unittest.mock
 
 import helpers  # noqa: F401  (puts grading/ on sys.path)
 from hpcgrade import answers, build, inputs, judging, manifest, pipeline, release, report, sanitize, scan, score, speed, timing, workspace
@@ -593,6 +594,28 @@ class DriverFilesTest(unittest.TestCase):
             self.assertTrue(read("word-list-crlf").endswith(b"\r\n"))
             with self.assertRaises(KeyError):
                 self.df.make("no-such-kind", d)
+
+    def test_memory_is_measured_without_malloc_perturbation(self):
+        # meson test sets MALLOC_PERTURB_ for a test, and everything the test
+        # starts inherits it: glibc then writes every allocated byte, so
+        # memory reserved but never used counts as resident. Under CI's
+        # meson test, lab 15's handout measured 1,053 MiB where its reader
+        # sees 741 (bound 1,024).
+        # A fresh parent measures its one child, as driver_files.memory does.
+        measure = ("import resource, subprocess, sys; subprocess.run([sys.executable, '-c', "
+                   "'import ctypes; ctypes.CDLL(None).malloc(256 << 20)'], check=True); "
+                   "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+
+        def peak_mib(env):
+            out = subprocess.run([sys.executable, "-c", measure], env=env, check=True, stdout=subprocess.PIPE)
+            return int(out.stdout) / 1024.0
+
+        with unittest.mock.patch.dict(os.environ, {"MALLOC_PERTURB_": "57"}):
+            env = self.df.memory_env()
+            self.assertNotIn("MALLOC_PERTURB_", env)
+            self.assertEqual(env["OMPI_ALLOW_RUN_AS_ROOT"], "1")
+            self.assertLess(peak_mib(env), 128)  # reserved, never touched
+        self.assertGreater(peak_mib(dict(env, MALLOC_PERTURB_="57")), 256)  # what the flag does
 
     def test_facts_split_at_the_six_separators_only(self):
         with tempfile.TemporaryDirectory() as d:
