@@ -256,14 +256,9 @@ def run(lab, index, kind, driver, mpirun):
 
 
 def memory_env():
-    """The environment of a measured run: without MALLOC_PERTURB_, which
-    meson test sets for its tests (not its benchmarks) and inherits into
-    anything they start: glibc then writes every byte it allocates, and
-    memory reserved but never used becomes resident (lab 15's index of a
-    64 MiB line: 741 MiB, 1,053 MiB with it)."""
-    env = _env()
-    env.pop("MALLOC_PERTURB_", None)
-    return env
+    """The environment of a measured run: without what meson test adds
+    (lab_manifest.MESON_TEST_ENV), whose MALLOC_PERTURB_ inflates it."""
+    return {k: v for k, v in _env().items() if k not in lab_manifest.MESON_TEST_ENV}
 
 
 def memory(lab, index, driver, mpirun):

@@ -400,17 +400,11 @@ def sh_quote(s):
     return "'" + s.replace("'", "'\\''") + "'"
 
 
-# What `meson test` adds to a test's environment, which a reader's terminal
-# does not have: with MALLOC_PERTURB_ inherited, lab 15's handout measured a
-# driver's memory 42% above what the reader sees, and over its bound.
-MESON_TEST_ENV = ("MESON_TEST_ITERATION", "MALLOC_PERTURB_", "ASAN_OPTIONS", "UBSAN_OPTIONS", "MSAN_OPTIONS")
-
-
 def clean_env():
     """The environment a reader types the commands in: without Open MPI's
     settings for root (the commands must work without them) or what meson
     test adds."""
-    return {k: v for k, v in os.environ.items() if k not in OPEN_MPI_ROOT + MESON_TEST_ENV}
+    return {k: v for k, v in os.environ.items() if k not in OPEN_MPI_ROOT + lab_manifest.MESON_TEST_ENV}
 
 
 def results_of(events):
