@@ -138,23 +138,19 @@ int run(const Options& o) {
     return not_implemented > 0 ? 1 : 0;
 }
 
+const char* const kAbout =
+    "Lab 01: qsort, std::sort and merge sort, timed against std::sort.\n"
+    "With no arguments: every algorithm on 10^6 random doubles.";
+
+void declare_options(hpclab::cli::App& app, Options& o) {
+    app.count("--n", o.n, "number of doubles to sort", 1);
+    app.option("--algo", o.algo, "algorithm (std::sort always runs as the anchor)")
+        .one_of({"all", "qsort", "functor", "lambda", "merge"})
+        .show_default();
+    app.flag("--sweep", o.sweep, "time a sweep of sizes (see --sizes) and print a table");
+    app.counts("--sizes", o.sizes, "sizes for --sweep (default 1e5 1e6 1e7)", 1);
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-    return hpclab::cli::run_main([&] {
-        Options o;
-        auto app = hpclab::cli::app(
-            "Lab 01: qsort, std::sort and merge sort, timed against std::sort.\n"
-            "With no arguments: every algorithm on 10^6 random doubles.");
-        app.count("--n", o.n, "number of doubles to sort", 1);
-        app.option("--algo", o.algo, "algorithm (std::sort always runs as the anchor)")
-            .one_of({"all", "qsort", "functor", "lambda", "merge"})
-            .show_default();
-        app.flag("--sweep", o.sweep, "time a sweep of sizes (see --sizes) and print a table");
-        app.counts("--sizes", o.sizes, "sizes for --sweep (default 1e5 1e6 1e7)", 1);
-        app.common(o.common);
-        const int code = app.parse(argc, argv);
-        if (code >= 0) return code;
-        return run(o);
-    });
-}
+int main(int argc, char** argv) { return hpclab::cli::run_driver<Options>(argc, argv, kAbout, declare_options, run); }

@@ -150,28 +150,24 @@ int run(const Options& o) {
     return not_implemented > 0 ? 1 : 0;
 }
 
+const char* const kAbout =
+    "Lab 03: parallel quicksort (OpenMP sections and tasks, std::thread, oneTBB)\n"
+    "against std::sort on one thread. With no arguments: every algorithm on\n"
+    "2*10^6 random doubles with every hardware thread.";
+
+void declare_options(hpclab::cli::App& app, Options& o) {
+    o.common.reps = 3;
+    app.count("--n", o.n, "number of doubles to sort", 1);
+    std::vector<std::string> names = {"all"};
+    for (const auto& a : kAlgorithms) names.push_back(a.name);
+    app.option("--algo", o.algo, "algorithm (std::sort always runs as the anchor)").one_of(names).show_default();
+    app.option("--threads", o.threads, "threads for tasks, pp_tasks, tbb_sort, tbb_quicksort (default: all)")
+        .in_range(1, 1024);
+    app.flag("--sweep", o.sweep, "run every thread count 1..--max-threads");
+    app.option("--max-threads", o.max_threads, "largest thread count of --sweep (default: all)").in_range(1, 1024);
+    app.count("--cutoff", o.cutoff, "ranges up to this size are sorted serially", 1);
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-    return hpclab::cli::run_main([&] {
-        Options o;
-        o.common.reps = 3;
-        auto app = hpclab::cli::app(
-            "Lab 03: parallel quicksort (OpenMP sections and tasks, std::thread, oneTBB)\n"
-            "against std::sort on one thread. With no arguments: every algorithm on\n"
-            "2*10^6 random doubles with every hardware thread.");
-        app.count("--n", o.n, "number of doubles to sort", 1);
-        std::vector<std::string> names = {"all"};
-        for (const auto& a : kAlgorithms) names.push_back(a.name);
-        app.option("--algo", o.algo, "algorithm (std::sort always runs as the anchor)").one_of(names).show_default();
-        app.option("--threads", o.threads, "threads for tasks, pp_tasks, tbb_sort, tbb_quicksort (default: all)")
-            .in_range(1, 1024);
-        app.flag("--sweep", o.sweep, "run every thread count 1..--max-threads");
-        app.option("--max-threads", o.max_threads, "largest thread count of --sweep (default: all)").in_range(1, 1024);
-        app.count("--cutoff", o.cutoff, "ranges up to this size are sorted serially", 1);
-        app.common(o.common);
-        const int code = app.parse(argc, argv);
-        if (code >= 0) return code;
-        return run(o);
-    });
-}
+int main(int argc, char** argv) { return hpclab::cli::run_driver<Options>(argc, argv, kAbout, declare_options, run); }

@@ -295,31 +295,27 @@ int run(const Options& o) {
     return not_implemented > 0 ? 1 : 0;
 }
 
+const char* const kAbout =
+    "Lab 04: Newton's method for complex square roots and polynomial roots on the GPU,\n"
+    "against the same iteration on all host cores (OpenMP). With no arguments: 10^6+1 roots,\n"
+    "the k = 5, 8, 20 convergence study and a degree-8 polynomial.";
+
+void declare_options(hpclab::cli::App& app, Options& o) {
+    app.count("--n", o.n, "how many square roots", 1);
+    app.option("--block", o.block, "threads per block (the device refuses more than 1024)").show_default();
+    app.option("--device", o.device, "CUDA device number").non_negative().show_default();
+    app.option("--tol", o.tol, "stopping test |dx| <= tol |x|").positive().show_default();
+    app.option("--max-iterations", o.max_iterations, "most Newton steps").in_range(1, 100000).show_default();
+    app.flag("--device-query", o.device_query, "print the device summary and peaks, then stop");
+    app.flag("--sweep-blocks", o.sweep_blocks, "time block sizes 32 to 1024");
+    app.flag("--sweep-k", o.sweep_k, "time k = 5 to 80 fixed steps on GPU and CPU");
+    app.flag("!--no-study", o.study, "skip the k = 5, 8, 20 convergence study");
+    app.option("--degree", o.degree, "degree of the random polynomial (0: skip stage 4)")
+        .in_range(0, 1000)
+        .show_default();
+    app.count("--trials", o.trials, "random starting points for the polynomial", 1);
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-    return hpclab::cli::run_main([&] {
-        Options o;
-        auto app = hpclab::cli::app(
-            "Lab 04: Newton's method for complex square roots and polynomial roots on the GPU,\n"
-            "against the same iteration on all host cores (OpenMP). With no arguments: 10^6+1 roots,\n"
-            "the k = 5, 8, 20 convergence study and a degree-8 polynomial.");
-        app.count("--n", o.n, "how many square roots", 1);
-        app.option("--block", o.block, "threads per block (the device refuses more than 1024)").show_default();
-        app.option("--device", o.device, "CUDA device number").non_negative().show_default();
-        app.option("--tol", o.tol, "stopping test |dx| <= tol |x|").positive().show_default();
-        app.option("--max-iterations", o.max_iterations, "most Newton steps").in_range(1, 100000).show_default();
-        app.flag("--device-query", o.device_query, "print the device summary and peaks, then stop");
-        app.flag("--sweep-blocks", o.sweep_blocks, "time block sizes 32 to 1024");
-        app.flag("--sweep-k", o.sweep_k, "time k = 5 to 80 fixed steps on GPU and CPU");
-        app.flag("!--no-study", o.study, "skip the k = 5, 8, 20 convergence study");
-        app.option("--degree", o.degree, "degree of the random polynomial (0: skip stage 4)")
-            .in_range(0, 1000)
-            .show_default();
-        app.count("--trials", o.trials, "random starting points for the polynomial", 1);
-        app.common(o.common);
-        const int code = app.parse(argc, argv);
-        if (code >= 0) return code;
-        return run(o);
-    });
-}
+int main(int argc, char** argv) { return hpclab::cli::run_driver<Options>(argc, argv, kAbout, declare_options, run); }

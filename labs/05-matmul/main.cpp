@@ -341,34 +341,29 @@ int run(const Options& o) {
     return not_implemented > 0 ? 1 : 0;
 }
 
+const char* const kAbout =
+    "Lab 05: matrix multiplication kernels timed against cuBLAS SGEMM/DGEMM in the same run.\n"
+    "C = A B with A n x m and B m x p, row-major. With no arguments: every kernel at 1024^3,\n"
+    "float and double.";
+
+void declare_options(hpclab::cli::App& app, Options& o) {
+    app.count("--n", o.n, "rows of A and C", 1);
+    app.count("--m", o.m, "columns of A, rows of B", 1);
+    app.count("--p", o.p, "columns of B and C", 1);
+    app.flag("--sweep", o.sweep, "square sizes from --sizes instead of n, m, p");
+    app.counts("--sizes", o.sizes, "sizes for --sweep (default 512 1024 2048 4096 8192)", 1);
+    app.option("--type", o.type, "precision: float, double, both; or bf16, tf32 for the tensor-core kernels (stage 6)")
+        .one_of({"float", "double", "both", "bf16", "tf32"})
+        .show_default();
+    app.option("--kernels", o.kernels,
+               "kernels to time: all, one_thread_per_block, naive_1d, naive_2d_row_x, naive_2d, tiled16, "
+               "tiled32, final, final_tma (float, Hopper); with --type bf16: wmma_bf16, mma_bf16, wgmma_bf16 "
+               "(Hopper); with --type tf32: wmma_tf32");
+    app.count("--slow-limit", o.slow_limit, "largest size at which one_thread_per_block is timed");
+    app.flag("!--no-pedantic", o.pedantic, "skip timing cuBLAS with CUBLAS_PEDANTIC_MATH");
+    app.flag("--cpu", o.cpu, "first time the CPU loop orders i-j-k and i-k-j on one core (stage 1)");
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-    return hpclab::cli::run_main([&] {
-        Options o;
-        auto app = hpclab::cli::app(
-            "Lab 05: matrix multiplication kernels timed against cuBLAS SGEMM/DGEMM in the same run.\n"
-            "C = A B with A n x m and B m x p, row-major. With no arguments: every kernel at 1024^3,\n"
-            "float and double.");
-        app.count("--n", o.n, "rows of A and C", 1);
-        app.count("--m", o.m, "columns of A, rows of B", 1);
-        app.count("--p", o.p, "columns of B and C", 1);
-        app.flag("--sweep", o.sweep, "square sizes from --sizes instead of n, m, p");
-        app.counts("--sizes", o.sizes, "sizes for --sweep (default 512 1024 2048 4096 8192)", 1);
-        app.option("--type", o.type,
-                   "precision: float, double, both; or bf16, tf32 for the tensor-core kernels (stage 6)")
-            .one_of({"float", "double", "both", "bf16", "tf32"})
-            .show_default();
-        app.option("--kernels", o.kernels,
-                   "kernels to time: all, one_thread_per_block, naive_1d, naive_2d_row_x, naive_2d, tiled16, "
-                   "tiled32, final, final_tma (float, Hopper); with --type bf16: wmma_bf16, mma_bf16, wgmma_bf16 "
-                   "(Hopper); with --type tf32: wmma_tf32");
-        app.count("--slow-limit", o.slow_limit, "largest size at which one_thread_per_block is timed");
-        app.flag("!--no-pedantic", o.pedantic, "skip timing cuBLAS with CUBLAS_PEDANTIC_MATH");
-        app.flag("--cpu", o.cpu, "first time the CPU loop orders i-j-k and i-k-j on one core (stage 1)");
-        app.common(o.common);
-        const int code = app.parse(argc, argv);
-        if (code >= 0) return code;
-        return run(o);
-    });
-}
+int main(int argc, char** argv) { return hpclab::cli::run_driver<Options>(argc, argv, kAbout, declare_options, run); }

@@ -244,36 +244,32 @@ int run(const Options& o) {
     return not_implemented > 0 ? 1 : 0;
 }
 
+const char* const kAbout =
+    "Lab 06: parallel reduction kernels, timed against CUB and a device copy.\n"
+    "With no arguments: every kernel on 2^24 floats and doubles, and pi at n = 10^6.";
+
+void declare_options(hpclab::cli::App& app, Options& o) {
+    app.count("--n", o.n, "number of elements to sum", 1);
+    app.option("--type", o.type, "element type").one_of({"float", "double", "both"}).show_default();
+    app.option("--method", o.method, "kernel (CUB and the copy always run as anchors)")
+        .one_of({"all", "interleaved", "sequential", "first_add", "warp_shuffle", "grid_stride"})
+        .show_default();
+    app.option("--block", o.block, "threads per block: a power of two from 32 to 1024")
+        .check(
+            [](const std::string& s) -> std::string {
+                try {
+                    const long b = std::stol(s);
+                    if (b >= 32 && b <= 1024 && (b & (b - 1)) == 0) return {};
+                } catch (const std::exception&) {
+                }
+                return "block size " + s + " refused: a power of two from 32 to 1024";
+            },
+            "BLOCK")
+        .show_default();
+    app.flag("--pi", o.pi, "tabulate pi by the trapezoid rule for n = 10, 100, ..., --pi-max");
+    app.count("--pi-max", o.pi_max, "largest n of the --pi table", 10);
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-    return hpclab::cli::run_main([&] {
-        Options o;
-        auto app = hpclab::cli::app(
-            "Lab 06: parallel reduction kernels, timed against CUB and a device copy.\n"
-            "With no arguments: every kernel on 2^24 floats and doubles, and pi at n = 10^6.");
-        app.count("--n", o.n, "number of elements to sum", 1);
-        app.option("--type", o.type, "element type").one_of({"float", "double", "both"}).show_default();
-        app.option("--method", o.method, "kernel (CUB and the copy always run as anchors)")
-            .one_of({"all", "interleaved", "sequential", "first_add", "warp_shuffle", "grid_stride"})
-            .show_default();
-        app.option("--block", o.block, "threads per block: a power of two from 32 to 1024")
-            .check(
-                [](const std::string& s) -> std::string {
-                    try {
-                        const long b = std::stol(s);
-                        if (b >= 32 && b <= 1024 && (b & (b - 1)) == 0) return {};
-                    } catch (const std::exception&) {
-                    }
-                    return "block size " + s + " refused: a power of two from 32 to 1024";
-                },
-                "BLOCK")
-            .show_default();
-        app.flag("--pi", o.pi, "tabulate pi by the trapezoid rule for n = 10, 100, ..., --pi-max");
-        app.count("--pi-max", o.pi_max, "largest n of the --pi table", 10);
-        app.common(o.common);
-        const int code = app.parse(argc, argv);
-        if (code >= 0) return code;
-        return run(o);
-    });
-}
+int main(int argc, char** argv) { return hpclab::cli::run_driver<Options>(argc, argv, kAbout, declare_options, run); }

@@ -235,6 +235,10 @@ int serve(const Options& o) {
 }
 
 int run(const Options& o) {
+    // What the parser cannot check: options that go together, and limits.
+    if ((o.rows == 0) != (o.cols == 0)) throw std::invalid_argument("--rows and --cols go together");
+    if ((o.rows ? o.rows : o.size) > 2000000) throw std::invalid_argument("at most 2000000 rows (the grid's y limit)");
+
     if (!o.common.serve.empty()) return serve(o);
     const bool all = o.stage == "all";
     const std::size_t rows = o.rows ? o.rows : o.size, cols = o.cols ? o.cols : o.size;
@@ -263,28 +267,19 @@ int run(const Options& o) {
     return skipped > 0 ? 1 : 0;
 }
 
+const char* const kAbout =
+    "Lab 07: coalescing and bank conflicts, measured against copies in the same run.\n"
+    "With no arguments: every stage at its default size.";
+
+void declare_options(hpclab::cli::App& app, Options& o) {
+    app.option("--stage", o.stage, "which stage to run").one_of({"all", "copy", "transpose", "powers"}).show_default();
+    app.count("--n", o.n, "stage 1: floats to copy", 1);
+    app.count("--size", o.size, "stages 2-3: the matrix is size x size floats", 1);
+    app.count("--rows", o.rows, "stage 2: rows of a rectangular matrix (with --cols)");
+    app.count("--cols", o.cols, "stage 2: columns of a rectangular matrix (with --rows)");
+    app.count("--inputs", o.inputs, "stage 4: number of inputs x (32 powers each)", 1);
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-    return hpclab::cli::run_main([&] {
-        Options o;
-        auto app = hpclab::cli::app(
-            "Lab 07: coalescing and bank conflicts, measured against copies in the same run.\n"
-            "With no arguments: every stage at its default size.");
-        app.option("--stage", o.stage, "which stage to run")
-            .one_of({"all", "copy", "transpose", "powers"})
-            .show_default();
-        app.count("--n", o.n, "stage 1: floats to copy", 1);
-        app.count("--size", o.size, "stages 2-3: the matrix is size x size floats", 1);
-        app.count("--rows", o.rows, "stage 2: rows of a rectangular matrix (with --cols)");
-        app.count("--cols", o.cols, "stage 2: columns of a rectangular matrix (with --rows)");
-        app.count("--inputs", o.inputs, "stage 4: number of inputs x (32 powers each)", 1);
-        app.common(o.common);
-        const int code = app.parse(argc, argv);
-        if (code >= 0) return code;
-        if ((o.rows == 0) != (o.cols == 0)) throw std::invalid_argument("--rows and --cols go together");
-        if ((o.rows ? o.rows : o.size) > 2000000)
-            throw std::invalid_argument("at most 2000000 rows (the grid's y limit)");
-        return run(o);
-    });
-}
+int main(int argc, char** argv) { return hpclab::cli::run_driver<Options>(argc, argv, kAbout, declare_options, run); }

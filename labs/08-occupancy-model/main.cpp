@@ -561,6 +561,15 @@ void run_prefetch(const Options& o, hpclab::Reporter& report, int* skipped) {
 }
 
 int run(const Options& o) {
+    // What the parser cannot check: options that go together, and limits.
+    fail_if(o.max_bytes > (std::size_t(4) << 30), "--max-bytes: at most 4 GiB (32-bit indices)");
+    fail_if(o.matmul_n > 16384, "--matmul-n: at most 16384");
+    fail_if(!o.common.serve.empty(), "--serve: lab 08 has no timed benchmark");
+    fail_if(o.stage != "occupancy" && o.stage != "all" && o.threads > 0,
+            "--threads and the other kernel options go with --stage occupancy");
+    fail_if(o.threads == 0 && (o.registers > 0 || o.static_shared > 0 || o.dynamic_shared > 0),
+            "--registers, --static-shared and --dynamic-shared describe one kernel: give its --threads too");
+
     hpclab::Reporter report(o.common.json);
     if (o.stage == "occupancy") {
         run_occupancy(o, report);
@@ -583,41 +592,29 @@ int run(const Options& o) {
     return skipped > 0 ? 1 : 0;
 }
 
+const char* const kAbout =
+    "Lab 08: occupancy, instruction latencies and Luo's kernel-time model.\n"
+    "--stage occupancy needs no GPU for the lecture's devices (--device c2050, k20c, p100).";
+
+void declare_options(hpclab::cli::App& app, Options& o) {
+    app.option("--stage", o.stage, "which stage to run")
+        .one_of({"all", "occupancy", "latency", "throughput", "chase", "validate", "prefetch"})
+        .show_default();
+    app.option("--device", o.device, "occupancy: a lecture GPU or this machine's")
+        .one_of({"gpu", "c2050", "k20c", "p100"})
+        .show_default();
+    app.count("--threads", o.threads, "occupancy: threads per block (one kernel)", 1);
+    app.count("--registers", o.registers, "occupancy: registers per thread");
+    app.count("--static-shared", o.static_shared, "occupancy: static shared bytes per block");
+    app.count("--dynamic-shared", o.dynamic_shared, "occupancy: dynamic shared bytes per block");
+    app.option("--carveout", o.carveout, "occupancy: preferred shared-memory carveout in percent").in_range(-1, 100);
+    std::vector<std::string> kernels = {"all"};
+    for (const auto& k : lab08::validation_kernels()) kernels.push_back(k.name);
+    app.option("--kernel", o.kernel, "validate: one kernel").one_of(kernels);
+    app.count("--max-bytes", o.max_bytes, "chase: largest working set in bytes", 8192);
+    app.count("--matmul-n", o.matmul_n, "prefetch: n of the n x n product", 1);
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-    return hpclab::cli::run_main([&] {
-        Options o;
-        auto app = hpclab::cli::app(
-            "Lab 08: occupancy, instruction latencies and Luo's kernel-time model.\n"
-            "--stage occupancy needs no GPU for the lecture's devices (--device c2050, k20c, p100).");
-        app.option("--stage", o.stage, "which stage to run")
-            .one_of({"all", "occupancy", "latency", "throughput", "chase", "validate", "prefetch"})
-            .show_default();
-        app.option("--device", o.device, "occupancy: a lecture GPU or this machine's")
-            .one_of({"gpu", "c2050", "k20c", "p100"})
-            .show_default();
-        app.count("--threads", o.threads, "occupancy: threads per block (one kernel)", 1);
-        app.count("--registers", o.registers, "occupancy: registers per thread");
-        app.count("--static-shared", o.static_shared, "occupancy: static shared bytes per block");
-        app.count("--dynamic-shared", o.dynamic_shared, "occupancy: dynamic shared bytes per block");
-        app.option("--carveout", o.carveout, "occupancy: preferred shared-memory carveout in percent")
-            .in_range(-1, 100);
-        std::vector<std::string> kernels = {"all"};
-        for (const auto& k : lab08::validation_kernels()) kernels.push_back(k.name);
-        app.option("--kernel", o.kernel, "validate: one kernel").one_of(kernels);
-        app.count("--max-bytes", o.max_bytes, "chase: largest working set in bytes", 8192);
-        app.count("--matmul-n", o.matmul_n, "prefetch: n of the n x n product", 1);
-        app.common(o.common);
-        const int code = app.parse(argc, argv);
-        if (code >= 0) return code;
-        fail_if(o.max_bytes > (std::size_t(4) << 30), "--max-bytes: at most 4 GiB (32-bit indices)");
-        fail_if(o.matmul_n > 16384, "--matmul-n: at most 16384");
-        fail_if(!o.common.serve.empty(), "--serve: lab 08 has no timed benchmark");
-        fail_if(o.stage != "occupancy" && o.stage != "all" && o.threads > 0,
-                "--threads and the other kernel options go with --stage occupancy");
-        fail_if(o.threads == 0 && (o.registers > 0 || o.static_shared > 0 || o.dynamic_shared > 0),
-                "--registers, --static-shared and --dynamic-shared describe one kernel: give its --threads too");
-        return run(o);
-    });
-}
+int main(int argc, char** argv) { return hpclab::cli::run_driver<Options>(argc, argv, kAbout, declare_options, run); }

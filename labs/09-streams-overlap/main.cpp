@@ -59,6 +59,10 @@ int serve(const Options& o) {
 }
 
 int run(const Options& o) {
+    // What the parser cannot check: options that go together, and limits.
+    fail_if(o.max_bytes > (std::size_t(1) << 30), "--max-bytes: at most 1 GiB (2^30)");
+    fail_if(o.chunks > o.n, format("--chunks %zu: more chunks than the %zu elements", o.chunks, o.n));
+
     hpclab::Reporter report(o.common.json);
     if (o.stage == "model") return lab09::driver::model(o, report) > 0 ? 1 : 0;
     // Refused before the GPU is asked for anything: sizes that cannot fit.
@@ -81,37 +85,27 @@ int run(const Options& o) {
     return skipped > 0 ? 1 : 0;
 }
 
+const char* const kAbout =
+    "Lab 09: pinned and mapped memory, streams, copy/compute pipelines scheduled by TPSM, every GPU.\n"
+    "Stages: model (TPSM on Luo's tables; no GPU), copies, zerocopy, concurrent, pipeline, devices.";
+
+void declare_options(hpclab::cli::App& app, Options& o) {
+    app.option("--stage", o.stage, "which stage to run")
+        .one_of({"all", "model", "copies", "zerocopy", "concurrent", "pipeline", "devices"})
+        .show_default();
+    app.count("--n", o.n, "floats in (and out of) the pipeline", 1).show_default();
+    app.count("--max-bytes", o.max_bytes, "largest copy of the bandwidth sweep", 4096).show_default();
+    app.count("--zero-copy-n", o.zero_copy_n, "floats of the zero-copy stage", 1).show_default();
+    app.count("--max-chunks", o.max_chunks, "top of the chunk-count sweep", 1).show_default();
+    app.count("--chunks", o.chunks, "chunks of the benchmark's pipeline (--serve)", 1).show_default();
+    app.count("--kernels", o.kernels, "small kernels of the concurrency stage", 1).show_default();
+    app.option("--heavy", o.heavy, "logistic iterations of the kernel-bound case").in_range(1, 1 << 20).show_default();
+    app.option("--streams", o.streams, "streams of a pipeline").in_range(1, lab09::kMaxStreams).show_default();
+    app.option("--device", o.device, "the GPU of the one-GPU stages").non_negative();
+    app.option("--devices", o.devices, "GPUs of the multi-GPU stage (0: all)").non_negative();
+    app.option("--search-steps", o.search_steps, "steps of TPSM's three-point search").in_range(0, 64).show_default();
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-    return hpclab::cli::run_main([&] {
-        Options o;
-        auto app = hpclab::cli::app(
-            "Lab 09: pinned and mapped memory, streams, copy/compute pipelines scheduled by TPSM, every GPU.\n"
-            "Stages: model (TPSM on Luo's tables; no GPU), copies, zerocopy, concurrent, pipeline, devices.");
-        app.option("--stage", o.stage, "which stage to run")
-            .one_of({"all", "model", "copies", "zerocopy", "concurrent", "pipeline", "devices"})
-            .show_default();
-        app.count("--n", o.n, "floats in (and out of) the pipeline", 1).show_default();
-        app.count("--max-bytes", o.max_bytes, "largest copy of the bandwidth sweep", 4096).show_default();
-        app.count("--zero-copy-n", o.zero_copy_n, "floats of the zero-copy stage", 1).show_default();
-        app.count("--max-chunks", o.max_chunks, "top of the chunk-count sweep", 1).show_default();
-        app.count("--chunks", o.chunks, "chunks of the benchmark's pipeline (--serve)", 1).show_default();
-        app.count("--kernels", o.kernels, "small kernels of the concurrency stage", 1).show_default();
-        app.option("--heavy", o.heavy, "logistic iterations of the kernel-bound case")
-            .in_range(1, 1 << 20)
-            .show_default();
-        app.option("--streams", o.streams, "streams of a pipeline").in_range(1, lab09::kMaxStreams).show_default();
-        app.option("--device", o.device, "the GPU of the one-GPU stages").non_negative();
-        app.option("--devices", o.devices, "GPUs of the multi-GPU stage (0: all)").non_negative();
-        app.option("--search-steps", o.search_steps, "steps of TPSM's three-point search")
-            .in_range(0, 64)
-            .show_default();
-        app.common(o.common);
-        const int code = app.parse(argc, argv);
-        if (code >= 0) return code;
-        fail_if(o.max_bytes > (std::size_t(1) << 30), "--max-bytes: at most 1 GiB (2^30)");
-        fail_if(o.chunks > o.n, format("--chunks %zu: more chunks than the %zu elements", o.chunks, o.n));
-        return run(o);
-    });
-}
+int main(int argc, char** argv) { return hpclab::cli::run_driver<Options>(argc, argv, kAbout, declare_options, run); }

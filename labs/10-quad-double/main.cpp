@@ -330,24 +330,20 @@ int run(const Options& o) {
     return not_implemented > 0 ? 1 : 0;
 }
 
+const char* const kAbout =
+    "Lab 10: double-double and quad-double arithmetic on the GPU, checked against QD.\n"
+    "With no arguments: the lecture's demos and every benchmark at moderate sizes.";
+
+void declare_options(hpclab::cli::App& app, Options& o) {
+    app.count("--n", o.n, "Newton: number of quad doubles", 1);
+    app.count("--ops-n", o.ops_n, "throughput: elements per operation", 1);
+    app.count("--chain", o.chain, "throughput: dependent operations per element", 1);
+    app.count("--sum-n", o.sum_n, "sum: number of values", 1);
+    app.count("--pi-n", o.pi_n, "pi: trapezoid intervals", 1);
+    app.option("--block", o.block, "Newton: threads per block").show_default();
+    app.option("--bench", o.bench, "what to run").one_of({"all", "ops", "newton", "sum", "pi"}).show_default();
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-    return hpclab::cli::run_main([&] {
-        Options o;
-        auto app = hpclab::cli::app(
-            "Lab 10: double-double and quad-double arithmetic on the GPU, checked against QD.\n"
-            "With no arguments: the lecture's demos and every benchmark at moderate sizes.");
-        app.count("--n", o.n, "Newton: number of quad doubles", 1);
-        app.count("--ops-n", o.ops_n, "throughput: elements per operation", 1);
-        app.count("--chain", o.chain, "throughput: dependent operations per element", 1);
-        app.count("--sum-n", o.sum_n, "sum: number of values", 1);
-        app.count("--pi-n", o.pi_n, "pi: trapezoid intervals", 1);
-        app.option("--block", o.block, "Newton: threads per block").show_default();
-        app.option("--bench", o.bench, "what to run").one_of({"all", "ops", "newton", "sum", "pi"}).show_default();
-        app.common(o.common);
-        const int code = app.parse(argc, argv);
-        if (code >= 0) return code;
-        return run(o);
-    });
-}
+int main(int argc, char** argv) { return hpclab::cli::run_driver<Options>(argc, argv, kAbout, declare_options, run); }

@@ -119,43 +119,43 @@ int run_demo(const Options& o) {
     return ok ? 0 : 1;
 }
 
+const char* const kAbout =
+    "Lab 11: red-black SOR on the CPU, one GPU, and one GPU per MPI rank.\n"
+    "With no arguments: the CPU methods compared on a problem with a known answer,\n"
+    "the MPI strips checked against serial, and one GPU against a device copy if present.\n"
+    "Several ranks: mpirun -np 2 11-multigpu-sor --mode strips --device gpu";
+
+void declare_options(hpclab::cli::App& app, Options& o) {
+    app.option("--mode", o.mode,
+               "demo | gpu (one GPU: layouts, loads) | strips (decompositions: strips, blocks, wide halos) | "
+               "scaling | pingpong")
+        .one_of({"demo", "gpu", "strips", "scaling", "pingpong"})
+        .show_default();
+    app.count("--n", o.n, "interior points per side (default depends on the mode)", 1);
+    app.count("--sweeps", o.sweeps, "red-black sweeps per timed run", 1);
+    app.option("--layout", o.layout, "natural | separated | both")
+        .one_of({"natural", "separated", "both"})
+        .show_default();
+    app.option("--exchange", o.exchange,
+               "staged | overlapped | cuda-aware | peer | peer-overlapped | all (strips on GPUs)")
+        .one_of({"staged", "overlapped", "cuda-aware", "peer", "peer-overlapped", "all"})
+        .show_default();
+    app.option("--loads", o.loads, "plain | ldg | texture | all (gpu mode: how kernels read neighbours)")
+        .one_of({"plain", "ldg", "texture", "all"})
+        .show_default();
+    app.option("--bs", o.bs, "strips mode: sweeps per wide-halo exchange to try, e.g. 1,2,4,8")
+        .split_on(',')
+        .in_range(1, 1000)
+        .show_default();
+    app.option("--device", o.device, "cpu | gpu (strips mode)").one_of({"cpu", "gpu"}).show_default();
+    app.flag("--weak", o.weak, "scaling mode: also run n sqrt(p) on p GPUs (weak scaling)");
+}
+
 }  // namespace lab11_driver
 
 int main(int argc, char** argv) {
     using namespace lab11_driver;
-    return hpclab::cli::run_main([&] {
-        Options o;
-        auto app = hpclab::cli::app(
-            "Lab 11: red-black SOR on the CPU, one GPU, and one GPU per MPI rank.\n"
-            "With no arguments: the CPU methods compared on a problem with a known answer,\n"
-            "the MPI strips checked against serial, and one GPU against a device copy if present.\n"
-            "Several ranks: mpirun -np 2 11-multigpu-sor --mode strips --device gpu");
-        app.option("--mode", o.mode,
-                   "demo | gpu (one GPU: layouts, loads) | strips (decompositions: strips, blocks, wide halos) | "
-                   "scaling | pingpong")
-            .one_of({"demo", "gpu", "strips", "scaling", "pingpong"})
-            .show_default();
-        app.count("--n", o.n, "interior points per side (default depends on the mode)", 1);
-        app.count("--sweeps", o.sweeps, "red-black sweeps per timed run", 1);
-        app.option("--layout", o.layout, "natural | separated | both")
-            .one_of({"natural", "separated", "both"})
-            .show_default();
-        app.option("--exchange", o.exchange,
-                   "staged | overlapped | cuda-aware | peer | peer-overlapped | all (strips on GPUs)")
-            .one_of({"staged", "overlapped", "cuda-aware", "peer", "peer-overlapped", "all"})
-            .show_default();
-        app.option("--loads", o.loads, "plain | ldg | texture | all (gpu mode: how kernels read neighbours)")
-            .one_of({"plain", "ldg", "texture", "all"})
-            .show_default();
-        app.option("--bs", o.bs, "strips mode: sweeps per wide-halo exchange to try, e.g. 1,2,4,8")
-            .split_on(',')
-            .in_range(1, 1000)
-            .show_default();
-        app.option("--device", o.device, "cpu | gpu (strips mode)").one_of({"cpu", "gpu"}).show_default();
-        app.flag("--weak", o.weak, "scaling mode: also run n sqrt(p) on p GPUs (weak scaling)");
-        app.common(o.common);
-        const int code = app.parse(argc, argv);
-        if (code >= 0) return code;
+    return hpclab::cli::run_driver<Options>(argc, argv, kAbout, declare_options, [&](const Options& o) {
         // Every rank parses the same arguments, so bad input fails on all of
         // them before MPI starts; later errors are raised on every rank alike.
         hpclab::mpi::Environment env(&argc, &argv);

@@ -227,6 +227,19 @@ int serve(const Options& o) {
 }
 
 int run(const Options& o) {
+    // What the parser cannot check: options that go together, and limits.
+    fail_if(o.threads > 1024 || o.threads % 32 != 0, "--threads: a multiple of 32, at most 1024");
+    fail_if(o.stairs_threads > 1024 || o.stairs_threads % 32 != 0, "--stairs-threads: a multiple of 32, at most 1024");
+    fail_if(o.ranks > 100000, "--ranks: at most 100000");
+    fail_if(o.slots > 1000 || o.sms > 100000 || o.blocks_per_sm > 1000,
+            "--slots, --sms, --blocks-per-sm: at most 1000, 100000, 1000");
+    fail_if(o.intervals > (std::size_t(1) << 40), "--intervals: at most 2^40");
+    fail_if(o.stairs_per_rank > (std::size_t(1) << 30), "--stairs-per-rank: at most 2^30");
+    fail_if(o.intervals < 1000, "--intervals: at least 1000 (the check of pi needs them)");
+    for (std::size_t s : o.sizes)
+        fail_if(s % 8 != 0 || s > (std::size_t(1) << 28), "--sizes: multiples of 8 bytes, at most 2^28");
+    fail_if(!(o.timeout_ms > 0 && o.timeout_ms <= 60000), "--timeout-ms: more than 0, at most 60000");
+
     if (!o.common.serve.empty()) return serve(o);
     hpclab::Reporter report(o.common.json);
     if (o.bench == "layout") return run_layout(o, report);
@@ -241,46 +254,30 @@ int run(const Options& o) {
     return skipped > 0 ? 1 : 0;
 }
 
+const char* const kAbout = "Lab 12: an MPI subset among the thread blocks of one GPU, against native CUDA.";
+
+void declare_options(hpclab::cli::App& app, Options& o) {
+    app.option("--bench", o.bench, "layout, pi, pingpong, stairs, misuse or all")
+        .one_of({"layout", "pi", "pingpong", "stairs", "misuse", "all"})
+        .show_default();
+    app.count("--ranks", o.ranks, "ranks (blocks); 0: one per SM");
+    app.count("--threads", o.threads, "threads per rank (pi)", 32).show_default();
+    app.count("--intervals", o.intervals, "trapezoid intervals (pi)", 1).show_default();
+    app.count("--slots", o.slots, "mailbox slots per rank (layout)", 1).show_default();
+    app.count("--max-bytes", o.max_bytes, "longest message (layout)", 1).show_default();
+    app.count("--sms", o.sms, "SMs (layout's co-residency check)").show_default();
+    app.count("--blocks-per-sm", o.blocks_per_sm, "blocks per SM (layout's check)").show_default();
+    app.counts("--sizes", o.sizes, "ping-pong message sizes in bytes (multiples of 8)", 8);
+    app.count("--iterations", o.iterations, "ping-pong round trips", 1).show_default();
+    app.count("--stairs-per-rank", o.stairs_per_rank, "intervals per rank (stairs)", 1).show_default();
+    app.count("--stairs-threads", o.stairs_threads, "threads per rank (stairs)", 32).show_default();
+    app.count("--stairs-max", o.stairs_max, "most ranks (stairs); 0: three times the SM count");
+    app.option("--misuse", o.misuse, "recv, barrier, full or truncate (--bench misuse)")
+        .one_of({"recv", "barrier", "full", "truncate"})
+        .show_default();
+    app.option("--timeout-ms", o.timeout_ms, "deadline of each wait (--bench misuse)").show_default();
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-    return hpclab::cli::run_main([&] {
-        Options o;
-        auto app = hpclab::cli::app("Lab 12: an MPI subset among the thread blocks of one GPU, against native CUDA.");
-        app.option("--bench", o.bench, "layout, pi, pingpong, stairs, misuse or all")
-            .one_of({"layout", "pi", "pingpong", "stairs", "misuse", "all"})
-            .show_default();
-        app.count("--ranks", o.ranks, "ranks (blocks); 0: one per SM");
-        app.count("--threads", o.threads, "threads per rank (pi)", 32).show_default();
-        app.count("--intervals", o.intervals, "trapezoid intervals (pi)", 1).show_default();
-        app.count("--slots", o.slots, "mailbox slots per rank (layout)", 1).show_default();
-        app.count("--max-bytes", o.max_bytes, "longest message (layout)", 1).show_default();
-        app.count("--sms", o.sms, "SMs (layout's co-residency check)").show_default();
-        app.count("--blocks-per-sm", o.blocks_per_sm, "blocks per SM (layout's check)").show_default();
-        app.counts("--sizes", o.sizes, "ping-pong message sizes in bytes (multiples of 8)", 8);
-        app.count("--iterations", o.iterations, "ping-pong round trips", 1).show_default();
-        app.count("--stairs-per-rank", o.stairs_per_rank, "intervals per rank (stairs)", 1).show_default();
-        app.count("--stairs-threads", o.stairs_threads, "threads per rank (stairs)", 32).show_default();
-        app.count("--stairs-max", o.stairs_max, "most ranks (stairs); 0: three times the SM count");
-        app.option("--misuse", o.misuse, "recv, barrier, full or truncate (--bench misuse)")
-            .one_of({"recv", "barrier", "full", "truncate"})
-            .show_default();
-        app.option("--timeout-ms", o.timeout_ms, "deadline of each wait (--bench misuse)").show_default();
-        app.common(o.common);
-        const int code = app.parse(argc, argv);
-        if (code >= 0) return code;
-        fail_if(o.threads > 1024 || o.threads % 32 != 0, "--threads: a multiple of 32, at most 1024");
-        fail_if(o.stairs_threads > 1024 || o.stairs_threads % 32 != 0,
-                "--stairs-threads: a multiple of 32, at most 1024");
-        fail_if(o.ranks > 100000, "--ranks: at most 100000");
-        fail_if(o.slots > 1000 || o.sms > 100000 || o.blocks_per_sm > 1000,
-                "--slots, --sms, --blocks-per-sm: at most 1000, 100000, 1000");
-        fail_if(o.intervals > (std::size_t(1) << 40), "--intervals: at most 2^40");
-        fail_if(o.stairs_per_rank > (std::size_t(1) << 30), "--stairs-per-rank: at most 2^30");
-        fail_if(o.intervals < 1000, "--intervals: at least 1000 (the check of pi needs them)");
-        for (std::size_t s : o.sizes)
-            fail_if(s % 8 != 0 || s > (std::size_t(1) << 28), "--sizes: multiples of 8 bytes, at most 2^28");
-        fail_if(!(o.timeout_ms > 0 && o.timeout_ms <= 60000), "--timeout-ms: more than 0, at most 60000");
-        return run(o);
-    });
-}
+int main(int argc, char** argv) { return hpclab::cli::run_driver<Options>(argc, argv, kAbout, declare_options, run); }

@@ -211,6 +211,19 @@ int serve(const Options& o) {
 }
 
 int run(const Options& o) {
+    // 512^3 voxels and 2^24 samples: a few GB on the GPU, and the host
+    // makes the scan in seconds. Beyond that the CPU reference alone
+    // would take hours even on the checked voxels.
+    fail_if(o.size > 512, "--size: at most 512 voxels per side");
+    fail_if(o.samples > (std::size_t(1) << 24), "--samples: at most 2^24");
+    for (lab13::Variant v : lab13::kAllVariants) {
+        const std::string name = lab13::variant_name(v);
+        const bool selected = o.stage == "all" || o.stage == "gpu" || o.stage == name;
+        fail_if(selected && lab13::chunk_capacity(v) > 0 && o.chunk > lab13::chunk_capacity(v),
+                format("--chunk %zu: stage %s holds at most %zu samples of %zu bytes in constant memory", o.chunk,
+                       name.c_str(), lab13::chunk_capacity(v), sizeof(lab13::KSample)));
+    }
+
     if (!o.common.serve.empty()) return serve(o);
     hpclab::Reporter report(o.common.json);
     const std::size_t n = o.size * o.size * o.size;
@@ -240,41 +253,25 @@ int run(const Options& o) {
     return skipped > 0 ? 1 : 0;
 }
 
+const char* const kAbout =
+    "Lab 13: F^H d of advanced MRI reconstruction, from a CPU loop to an SFU-bound kernel.\n"
+    "Stages: cpu (the double reference, on --check-voxels voxels), then the GPU ladder.";
+
+void declare_options(hpclab::cli::App& app, Options& o) {
+    std::vector<std::string> stages = {"all", "cpu", "gpu"};
+    for (lab13::Variant v : lab13::kAllVariants) stages.push_back(lab13::variant_name(v));
+    app.option("--stage", o.stage, "which stage to run (all, cpu, gpu: every GPU stage, or one)")
+        .one_of(stages)
+        .show_default();
+    app.count("--size", o.size, "voxels per side of the cube", 1).show_default();
+    app.count("--samples", o.samples, "k-space samples M", 1).show_default();
+    app.count("--chunk", o.chunk, "samples per constant-memory chunk (0: the stage's capacity)");
+    app.count("--check-voxels", o.check_voxels, "voxels on which the CPU reference runs and errors are measured", 1)
+        .show_default();
+    app.count("--atomic-pairs", o.atomic_pairs, "the atomic stage runs on at most this many voxel-sample pairs", 1)
+        .show_default();
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-    return hpclab::cli::run_main([&] {
-        Options o;
-        auto app = hpclab::cli::app(
-            "Lab 13: F^H d of advanced MRI reconstruction, from a CPU loop to an SFU-bound kernel.\n"
-            "Stages: cpu (the double reference, on --check-voxels voxels), then the GPU ladder.");
-        std::vector<std::string> stages = {"all", "cpu", "gpu"};
-        for (lab13::Variant v : lab13::kAllVariants) stages.push_back(lab13::variant_name(v));
-        app.option("--stage", o.stage, "which stage to run (all, cpu, gpu: every GPU stage, or one)")
-            .one_of(stages)
-            .show_default();
-        app.count("--size", o.size, "voxels per side of the cube", 1).show_default();
-        app.count("--samples", o.samples, "k-space samples M", 1).show_default();
-        app.count("--chunk", o.chunk, "samples per constant-memory chunk (0: the stage's capacity)");
-        app.count("--check-voxels", o.check_voxels, "voxels on which the CPU reference runs and errors are measured", 1)
-            .show_default();
-        app.count("--atomic-pairs", o.atomic_pairs, "the atomic stage runs on at most this many voxel-sample pairs", 1)
-            .show_default();
-        app.common(o.common);
-        const int code = app.parse(argc, argv);
-        if (code >= 0) return code;
-        // 512^3 voxels and 2^24 samples: a few GB on the GPU, and the host
-        // makes the scan in seconds. Beyond that the CPU reference alone
-        // would take hours even on the checked voxels.
-        fail_if(o.size > 512, "--size: at most 512 voxels per side");
-        fail_if(o.samples > (std::size_t(1) << 24), "--samples: at most 2^24");
-        for (lab13::Variant v : lab13::kAllVariants) {
-            const std::string name = lab13::variant_name(v);
-            const bool selected = o.stage == "all" || o.stage == "gpu" || o.stage == name;
-            fail_if(selected && lab13::chunk_capacity(v) > 0 && o.chunk > lab13::chunk_capacity(v),
-                    format("--chunk %zu: stage %s holds at most %zu samples of %zu bytes in constant memory", o.chunk,
-                           name.c_str(), lab13::chunk_capacity(v), sizeof(lab13::KSample)));
-        }
-        return run(o);
-    });
-}
+int main(int argc, char** argv) { return hpclab::cli::run_driver<Options>(argc, argv, kAbout, declare_options, run); }

@@ -10,12 +10,14 @@
 // from 453 s to 392 s without it). A driver declares its options here
 // instead:
 //
-//   auto app = hpclab::cli::app("Lab 01: ...");
-//   app.count("--n", o.n, "number of doubles to sort", 1);
-//   app.option("--algo", o.algo, "algorithm").one_of({"all", "qsort"}).show_default();
-//   app.flag("--sweep", o.sweep, "time a sweep of sizes");
-//   app.common(o.common);
-//   if (const int code = app.parse(argc, argv); code >= 0) return code;
+//   void declare_options(hpclab::cli::App& app, Options& o) {
+//       app.count("--n", o.n, "number of doubles to sort", 1);
+//       app.option("--algo", o.algo, "algorithm").one_of({"all", "qsort"}).show_default();
+//       app.flag("--sweep", o.sweep, "time a sweep of sizes");
+//   }
+//   int main(int argc, char** argv) {
+//       return hpclab::cli::run_driver<Options>(argc, argv, "Lab 01: ...", declare_options, run);
+//   }
 #pragma once
 
 #include <cstddef>
@@ -99,6 +101,24 @@ private:
 #ifdef HPCLAB_LAB
 // The driver's command line, named after its lab.
 inline App app(const std::string& description) { return App(description, lab_name()); }
+
+// The whole main() of a driver without MPI, so that every driver parses,
+// checks and fails the same way: `declare(app, options)` adds the lab's
+// options (Options holds a CommonOptions `common`, declared after them),
+// the parse ends --help and usage errors with their exit code, and
+// `run(options)` does the work. What either throws becomes run_main's one
+// line and exit code. An MPI driver uses mpi::run_main instead.
+template <typename Options, typename Declare, typename Run>
+int run_driver(int argc, char** argv, const std::string& description, Declare declare, Run run) {
+    return run_main([&] {
+        Options options;
+        App parser = app(description);
+        declare(parser, options);
+        parser.common(options.common);
+        const int code = parser.parse(argc, argv);
+        return code >= 0 ? code : run(static_cast<const Options&>(options));
+    });
+}
 #endif
 
 }  // namespace cli
