@@ -8,21 +8,11 @@
 #include <memory>
 #include <vector>
 
-#include "driver.hpp"
-#include "hpclab/cuda.hpp"
-#include "hpclab/cuda_async.hpp"
-#include "hpclab/not_implemented.hpp"
 #include "overlap.hpp"
-#include "pipeline.hpp"
+#include "stages.hpp"
 
 namespace lab09 {
 namespace driver {
-
-using hpclab::format;
-using hpclab::cuda::DeviceBuffer;
-using hpclab::cuda::Event;
-using hpclab::cuda::PinnedBuffer;
-using hpclab::cuda::Stream;
 
 namespace {
 
