@@ -181,6 +181,12 @@ class Grade:
                             % (n, "" if n == 1 else "es", "was" if n == 1 else "were", when,
                                "it was" if n == 1 else "they were"))
 
+    def driver_memory_bytes(self):
+        """The memory limit of a driver run: the grade's, or more where
+        lab.json's benchmark asks for it (memory_gib)."""
+        bench = self.manifest.get("benchmark", {})
+        return max(self.opts.memory_bytes, int(bench.get("memory_gib", 0) * sb_mod.GiB))
+
     def mpi_prefix(self):
         np = self.manifest.get("benchmark", {}).get("mpi_ranks")
         if np and self.mpirun:
@@ -495,6 +501,34 @@ def record_and_judge(g):
     note_gpu_skips(g)
 
 
+def build_drivers(g):
+    """Build the submission's driver and the reference's (cached after the
+    first grade) into g.drivers: (binary, read-only dirs, role) of each.
+    Returns the compiler's errors when the submission's does not build."""
+    target = manifest.build_target(g.lab)
+    g.step("building the driver and the reference's")
+    d = g.builder.compile([target])
+    if not d.ok:
+        return d.errors
+
+    def reference_workspace(parent):
+        ws = workspace.create(g.root, g.lab, g.sandbox, parent=parent, role=sb_mod.REFERENCE)
+        workspace.install_student_files(ws, g.manifest["student_files"], g.paths.solution_dir,
+                                        skip=g.paths.solution_extras())
+        return ws
+
+    g.end_submission("after its driver was built")
+    ref, r = build.cached_build(g.sandbox, reference_workspace, g.lab, g.manifest["needs"], [target], g.opts.jobs,
+                                g.deadline, g.gpu_arch, sb_mod.REFERENCE)
+    if ref is None:
+        raise RuntimeError("the reference's driver did not build:\n" + (r.errors or r.skipped or "")[:2000])
+    ref_bin = ref.binary(g.lab)
+    if not ref.intact(ref_bin):
+        raise RuntimeError("the reference's driver changed after it was built")
+    g.drivers = ((g.ws.binary(), [g.ws.build], sb_mod.SUBMISSION), (ref_bin, [ref.build], sb_mod.REFERENCE))
+    return None
+
+
 def time_step(g):
     item, m = g.perf_item, g.manifest
     if item is None:
@@ -506,7 +540,7 @@ def time_step(g):
     # Only tests worth points open the gate (score.speed_gate says why).
     visible_pass, failing = score.speed_gate(g.items)
     if not g.has_solutions:
-        speed.self_grade(g, item, visible_pass)
+        self_speed(g, item, visible_pass)
         return
     if not visible_pass:
         item.set(0, "failed", "not measured: performance counts only when every visible test worth points "
@@ -515,34 +549,18 @@ def time_step(g):
     if not g.opts.perf:
         item.set(0, "not run", "not measured (--no-perf)")
         return
-    target = manifest.build_target(g.lab)
-    g.step("building the driver and the reference's")
-    d = g.builder.compile([target])
-    if not d.ok:
-        item.set(0, "failed", "not measured: the driver does not build:\n" + d.errors)
+    errors = build_drivers(g)
+    if errors is not None:
+        item.set(0, "failed", "not measured: the driver does not build:\n" + errors)
         return
-
-    def reference_workspace(parent):
-        ws = workspace.create(g.root, g.lab, g.sandbox, parent=parent, role=sb_mod.REFERENCE)
-        workspace.install_student_files(ws, m["student_files"], g.paths.solution_dir, skip=g.paths.solution_extras())
-        return ws
-
-    g.end_submission("after its driver was built")
-    ref, r = build.cached_build(g.sandbox, reference_workspace, g.lab, m["needs"], [target], g.opts.jobs,
-                                g.deadline, g.gpu_arch, sb_mod.REFERENCE)
-    if ref is None:
-        raise RuntimeError("the reference's driver did not build:\n" + (r.errors or r.skipped or "")[:2000])
-    ref_bin = ref.binary(g.lab)
-    if not ref.intact(ref_bin):
-        raise RuntimeError("the reference's driver changed after it was built")
-    g.drivers = ((g.ws.binary(), [g.ws.build], sb_mod.SUBMISSION), (ref_bin, [ref.build], sb_mod.REFERENCE))
+    (sub_bin, sub_ro, _), (ref_bin, ref_ro, _) = g.drivers
     g.step("timing the reference and the submission, %d rounds" % g.opts.rounds)
     full, floor = float(bench.get("full_marks_ratio", 1.0)), float(bench.get("floor_ratio", 0.0))
     try:
         # Builds, recordings and judging of other grades may run beside this
         # one; the timed phase holds its resource alone (lease.py).
         with g.held_alone():
-            result = timing.measure(g, g.ws.binary(), [g.ws.build], ref_bin, [ref.build])
+            result = timing.measure(g, sub_bin, sub_ro, ref_bin, ref_ro)
     except timing.TimingError as e:
         item.set(0, "failed", "not measured: %s" % e)
         return
@@ -560,6 +578,35 @@ def time_step(g):
     g.out.append("performance: ratio %.2f -> %s of %s points" % (result.ratio, round(pts, 2), item.max_score))
 
 
+def self_speed(g, item, visible_pass):
+    """The performance item of a release (speed.py): 0 points, outcome
+    'needs' (the reference is not here), and the student's own figure
+    beside the reference's."""
+    bench = g.manifest["benchmark"]
+    if visible_pass:
+        g.step("running your driver %d times to show your speed against %s" % (speed.SELF_RUNS, bench["anchor"]))
+        if g.builder.compile([manifest.build_target(g.lab)]).ok:
+            mine = speed.measure_own(bench, lambda args: run_own_driver(g, args))
+        else:
+            mine = "not measured: the driver does not build"
+    else:
+        mine = "measured once every visible test worth points passes"
+    text = speed.summary(bench, mine)
+    g.extra["self_speed"] = {"points": item.max_score, "summary": text}
+    item.set(0, "needs", "speed is graded by the instructor's grader against the reference solution "
+                         "(not in this tree); shown for you: " + text)
+    g.out.append("speed (graded by the instructor): " + text)
+
+
+def run_own_driver(g, args):
+    """One sandboxed run of the submission's driver with ARGS."""
+    run_dir = g.scratch_run_dir()
+    limits = sb_mod.Limits(wall_s=max(5.0, min(300.0, g.deadline.remaining())), cpu_s=100000,
+                           data_bytes=g.driver_memory_bytes())
+    return g.sandbox.execute(g.mpi_prefix() + [g.ws.binary()] + args, limits, ro=[g.ws.build], rw=[run_dir],
+                             cwd=run_dir, env=sb_mod.base_env(), profile=timing.profile_for(g.manifest["needs"]))
+
+
 def sanitize_step(g):
     if g.san_item is not None and not g.opts.sanitize:
         g.san_item.set(0, "not run", "not run (the self-check does not count it for mutants)")
@@ -575,17 +622,21 @@ def profile_step(g):
     0 points. After the timing, so it cannot change the timed figures; where
     it cannot run, one line and nothing else."""
     cfg = g.manifest.get("profile")
-    # A lab without a benchmark builds no driver in a grade: tools/profile only.
-    if cfg is None or not g.opts.profile or "benchmark" not in g.manifest:
+    if cfg is None or not g.opts.profile or not g.opts.perf:
         return
     why = None
     if not g.gpu:
         why = "no GPU on this host"
+    elif not host.find_tool("ncu"):
+        why = "Nsight Compute (ncu) is not installed on this host"
+    elif g.drivers is None and "benchmark" not in g.manifest:
+        # Nothing is timed (lab 08): the drivers are built for the profile alone.
+        errors = build_drivers(g)
+        if errors is not None:
+            why = "your driver does not build"
     elif g.drivers is None:
         why = "the drivers were not built for timing (%s)" % (
             g.perf_item.output.splitlines()[0] if g.perf_item and g.perf_item.output else "no benchmark")
-    elif not host.find_tool("ncu"):
-        why = "Nsight Compute (ncu) is not installed on this host"
     if why:
         g.out.append("profile (hardware counters, not scored): not run: " + why)
         return
@@ -628,9 +679,8 @@ def profile_run(g, ncu, cfg, binary, ro, role):
     run_dir = g.scratch_run_dir(role)
     tool_ro = [] if ncu.startswith(build.SYSTEM_PREFIXES) else [os.path.dirname(os.path.dirname(
         os.path.realpath(ncu)))]
-    memory = max(g.opts.memory_bytes, int(g.manifest.get("benchmark", {}).get("memory_gib", 0) * sb_mod.GiB))
     limits = sb_mod.Limits(wall_s=max(1.0, min(PROFILE_TIMEOUT, g.deadline.remaining())), cpu_s=100000,
-                           data_bytes=memory + 4 * sb_mod.GiB)
+                           data_bytes=g.driver_memory_bytes() + 4 * sb_mod.GiB)
     # ncu writes its settings under HOME: the sandbox gives each run a
     # fresh, writable one. "default": ncu starts the driver as its child.
     o = g.sandbox.execute(profile.ncu_argv(ncu, cfg, binary), limits, ro=list(ro) + tool_ro, rw=[run_dir],

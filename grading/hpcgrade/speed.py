@@ -20,10 +20,6 @@ information, never points.
 import json
 import statistics
 
-from . import manifest
-from . import sandbox as sb_mod
-from . import timing
-
 SELF_RUNS = 5
 
 
@@ -116,42 +112,17 @@ def runs_text(found):
     return text + ", the median of %d runs (%.3g%s to %.3g%s)" % (len(ratios), ratios[0], unit, ratios[-1], unit)
 
 
-def measure_own(g, runs=SELF_RUNS):
+def measure_own(bench, run_driver, runs=SELF_RUNS):
     """Run the submission's driver RUNS times with the benchmark's arguments
-    and --json; return the text of its median ratio and their range, or why
-    there is none."""
-    bench = g.manifest["benchmark"]
-    d = g.builder.compile([manifest.build_target(g.lab)])
-    if not d.ok:
-        return "not measured: the driver does not build"
-    argv = g.mpi_prefix() + [g.ws.binary()] + list(bench["args"]) + ["--json"]
+    and --json (`run_driver(args)` runs it once in the sandbox and returns
+    its outcome); return the text of its median ratio and their range, or
+    why there is none."""
     found = []
     for _ in range(runs):
-        run_dir = g.scratch_run_dir()
-        limits = sb_mod.Limits(wall_s=max(5.0, min(300.0, g.deadline.remaining())), cpu_s=100000,
-                               data_bytes=max(g.opts.memory_bytes, int(bench.get("memory_gib", 0) * sb_mod.GiB)))
-        o = g.sandbox.execute(argv, limits, ro=[g.ws.build], rw=[run_dir], cwd=run_dir, env=sb_mod.base_env(),
-                              profile=timing.profile_for(g.manifest["needs"]))
+        o = run_driver(list(bench["args"]) + ["--json"])
         one = time_ratio(o.output, bench["measure"]) if o.ok else None
         if one is None:
             return "not measured: the driver %s" % (o.describe() if not o.ok else "printed no row named %r with "
                                                       "its anchor's row" % bench["measure"])
         found.append(one)
     return runs_text(found)
-
-
-def self_grade(g, item, visible_pass):
-    """The performance item of a release: 0 points, outcome 'needs' (the
-    reference is not here), and the student's own figure beside the
-    reference's."""
-    bench = g.manifest["benchmark"]
-    if visible_pass:
-        g.step("running your driver %d times to show your speed against %s" % (SELF_RUNS, bench["anchor"]))
-        mine = measure_own(g)
-    else:
-        mine = "measured once every visible test worth points passes"
-    text = summary(bench, mine)
-    g.extra["self_speed"] = {"points": item.max_score, "summary": text}
-    item.set(0, "needs", "speed is graded by the instructor's grader against the reference solution "
-                         "(not in this tree); shown for you: " + text)
-    g.out.append("speed (graded by the instructor): " + text)

@@ -210,7 +210,7 @@ def measure(ctx, sub_binary, sub_ro, ref_binary, ref_ro):
     reps, warmup = reps_and_warmup(bench)
     ctx.warmup = warmup
     check = bench.get("check", "exact")
-    memory = max(ctx.opts.memory_bytes, int(bench.get("memory_gib", 0) * sb_mod.GiB))
+    memory = ctx.driver_memory_bytes()
     profile = profile_for(ctx.manifest["needs"])
     ref, sub = Series(), Series()
     for rnd in range(ctx.opts.rounds):

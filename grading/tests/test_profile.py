@@ -285,14 +285,22 @@ class GradeStep(unittest.TestCase):
         g = self.grade(False, None)
         self.assertEqual((g.items, len(g.out)), ([], 1))
         self.assertIn("no GPU", g.out[0])
-        g = self.grade(True, None)
+        with unittest.mock.patch.object(host, "find_tool", lambda name: None):
+            g = self.grade(True, None)
+        self.assertIn("(ncu) is not installed", g.out[0])
+        ncu = unittest.mock.patch.object(host, "find_tool", lambda name: "/usr/local/cuda/bin/ncu")
+        with ncu:
+            g = self.grade(True, None)
         self.assertIn("not built", g.out[0])
         for opt, perf in ((False, True), (True, False)):
             g = self.grade(True, None, opt, perf)
             self.assertEqual((g.items, g.out), ([], []))
-        # Lab 08 has no benchmark, so no driver is built: tools/profile only.
-        g = self.grade(True, None, lab="08-occupancy-model")
-        self.assertEqual((g.items, g.out), ([], []))
+        # Lab 08 times nothing, so the profile builds both drivers itself.
+        built = []
+        with ncu, unittest.mock.patch.object(pipeline, "build_drivers", lambda g: built.append(g) or "error: x"):
+            g = self.grade(True, None, lab="08-occupancy-model")
+        self.assertEqual((len(built), g.items), (1, []))
+        self.assertEqual(g.out, ["profile (hardware counters, not scored): not run: your driver does not build"])
         self.assertIn(score.PROFILE, score.KINDS)
 
     def fake_grade(self, outputs):
@@ -315,6 +323,7 @@ class GradeStep(unittest.TestCase):
 
         class G:
             held_alone = pipeline.Grade.held_alone
+            driver_memory_bytes = pipeline.Grade.driver_memory_bytes
 
             def scratch_run_dir(self, role):
                 return tempfile.mkdtemp(dir=tmp)

@@ -238,6 +238,8 @@ class TimingProtocolTest(unittest.TestCase):
     the real sandbox: the grader's clock, fresh seeds, checked values."""
 
     class Ctx:
+        driver_memory_bytes = pipeline.Grade.driver_memory_bytes
+
         def __init__(self, tmp, sandbox):
             self.sandbox = sandbox
             self.deadline = pipeline.Deadline(120)
@@ -513,6 +515,32 @@ class SelfSpeedTest(unittest.TestCase):
         self.assertEqual(speed.time_ratio(self.row("mine", 3.0, "copy", 0.94), "mine"), (0.94, "copy", "driver"))
         self.assertIsNone(speed.time_ratio(self.row("mine", 3.0), "mine"))
         self.assertIsNone(speed.time_ratio("not json {", "mine"))
+
+    def test_measure_own_runs_the_driver_with_the_benchmarks_arguments(self):
+        bench = {"args": ["--n", "10"], "measure": "mine"}
+        outputs = iter([2.0, 3.0, 4.0])
+        seen = []
+
+        class Outcome:
+            ok = True
+
+            def __init__(self, output):
+                self.output = output
+
+        def run_driver(args):
+            seen.append(args)
+            return Outcome("\n".join([self.row("std::sort", 2.0, ratio=1.0), self.row("mine", next(outputs))]))
+        self.assertEqual(speed.measure_own(bench, run_driver, runs=3),
+                         "1.5x std::sort's time, the median of 3 runs (1x to 2x)")
+        self.assertEqual(seen, [["--n", "10", "--json"]] * 3)
+
+        def crashed(args):
+            o = Outcome("")
+            o.ok, o.describe = False, lambda: "was killed by SIGSEGV"
+            return o
+        self.assertEqual(speed.measure_own(bench, crashed), "not measured: the driver was killed by SIGSEGV")
+        self.assertEqual(speed.measure_own(bench, lambda args: Outcome(self.row("other", 1.0))),
+                         "not measured: the driver printed no row named 'mine' with its anchor's row")
 
     def test_texts(self):
         self.assertEqual(speed.ratio_text(1.25, "std::sort"), "1.25x std::sort's time")
