@@ -638,7 +638,7 @@ def profile_step(g):
         why = "the drivers were not built for timing (%s)" % (
             g.perf_item.output.splitlines()[0] if g.perf_item and g.perf_item.output else "no benchmark")
     if why:
-        g.out.append("profile (hardware counters, not scored): not run: " + why)
+        show_profile(g, "profile (hardware counters, not scored): not run: " + why)
         return
     g.step("Nsight Compute on the submission's and the reference's drivers")
     ncu = host.find_tool("ncu")
@@ -662,15 +662,23 @@ def profile_step(g):
     if found["yours"] is None and found["reference"] is None:
         # Both failed alike (counters not permitted, say): one line.
         reasons = sorted({l.split(": ", 1)[1] for l in lines})
-        g.out.append("profile (hardware counters, not scored): not run: " + "; ".join(reasons))
+        show_profile(g, "profile (hardware counters, not scored): not run: " + "; ".join(reasons))
         return
     text = "\n".join(lines + [profile.table(cfg, found["yours"] or {}, found["reference"] or {})])
     item = score.Item("profile: hardware counters beside the reference's (Nsight Compute, not scored)", 0,
                       score.PROFILE)
     item.set(0, "passed", text)
     g.items.append(item)
-    g.out.append("profile (hardware counters, not scored; one run of each driver with %s):\n%s"
+    show_profile(g, "profile (hardware counters, not scored; one run of each driver with %s):\n%s"
                  % (" ".join(cfg["args"]), text))
+
+
+def show_profile(g, text):
+    """The profile's table or its one line: in the grade's output, and
+    whole under the report's table (report.table shows a note's first
+    line only)."""
+    g.out.append(text)
+    g.extra["profile"] = text
 
 
 def profile_run(g, ncu, cfg, binary, ro, role):

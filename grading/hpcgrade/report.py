@@ -163,9 +163,10 @@ NOTE_WIDTH = 90
 
 
 def table(data, title=""):
-    """Pure: a fixed-width table of one lab's results. Nothing is cut: a
-    name longer than the column stands on a line of its own, and a note
-    wraps onto indented lines."""
+    """Pure: a fixed-width table of one lab's results. A name longer than
+    the column stands on a line of its own, and a note's first line wraps
+    onto indented lines (results.json holds every line). The profile's
+    table (grade --profile) follows whole."""
     import textwrap
     if why_not_graded(data):
         return "\n".join(([title] if title else []) + ["NOT GRADED: " + why_not_graded(data)])
@@ -192,6 +193,8 @@ def table(data, title=""):
                      % (sum(1 for q in written if q.get("answered")), len(written),
                         "" if extra.get("written_file", True) else " (no answers.md in the submission)",
                         points_text(sum(q["points"] for q in written))))
+    if extra.get("profile"):
+        lines += ["", extra["profile"]]
     return "\n".join(lines)
 
 

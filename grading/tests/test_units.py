@@ -429,6 +429,12 @@ class ReportTest(unittest.TestCase):
         self.assertIn(long_name, text.splitlines())
         self.assertEqual(" ".join(text.split()).count("word"), 60)
 
+    def test_the_profile_table_follows_whole(self):
+        table = "profile (hardware counters, not scored; ...):\n  metric  yours  reference\n  kernel time (ns)  2  1"
+        data = report.results([], [], 0, {"profile": table})
+        self.assertTrue(report.table(data).endswith("\n\n" + table))
+        self.assertNotIn("profile", report.table(report.results([], [], 0, {})))
+
 
     def test_phase_times_and_class_throughput(self):
         from hpcgrade import classrun
