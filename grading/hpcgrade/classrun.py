@@ -248,7 +248,10 @@ def grade_class(lab, roster, out, students, a):
         progress.started(name)
         name, seconds, data, why = grade_one(lab, roster, out, name, a, jobs)
         text = why or report.score_text(data)
-        progress.finished(name, "%s in %.0f s" % (text, seconds), seconds)
+        phases = report.phases_text(data) if data else ""
+        # Each line says where the grade's time went: a run cut short
+        # (a device's time limit) still tells which phase to make faster.
+        progress.finished(name, "%s in %.0f s%s" % (text, seconds, " (%s)" % phases if phases else ""), seconds)
         with lock:
             graded.append(data)
             failed = data is None or bool(report.why_not_graded(data))

@@ -113,6 +113,8 @@ class AClass(unittest.TestCase):
             self.assertIsNotNone(data, "%s: %s" % (name, why))
             self.assertTrue(os.path.getsize(os.path.join(gradebook.student_dir(self.out, name), gradebook.LOG)))
         self.assertIn("[%d/%d]" % (len(self.students), len(self.students)), self.output)
+        # Each student's line says where the grade's time went.
+        self.assertRegex(self.output, r"\] \S+: [\d.]+/[\d.]+ in \d+ s \(prepare \d+, build \d+, record\+judge \d+")
 
     def test_totals_equal_grading_each_alone(self):
         for name in self.students:
