@@ -91,16 +91,12 @@ int run(const Options& o) {
     return skipped > 0 ? 1 : 0;
 }
 
+const char* const kAbout = "Lab LABNUM: an inclusive scan, timed against std::inclusive_scan.";
+
+void declare_options(hpclab::cli::App& app, Options& o) {
+    app.count("--n", o.n, "number of 64-bit integers to scan", 1);
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-    return hpclab::cli::run_main([&] {
-        Options o;
-        auto app = hpclab::cli::app("Lab LABNUM: an inclusive scan, timed against std::inclusive_scan.");
-        app.count("--n", o.n, "number of 64-bit integers to scan", 1);
-        app.common(o.common);
-        const int code = app.parse(argc, argv);
-        if (code >= 0) return code;
-        return run(o);
-    });
-}
+int main(int argc, char** argv) { return hpclab::cli::run_driver<Options>(argc, argv, kAbout, declare_options, run); }

@@ -80,17 +80,13 @@ int run(const Options& o) {
     return skipped > 0 ? 1 : 0;
 }
 
+const char* const kAbout = "Lab LABNUM: a SAXPY kernel, timed against a device-to-device copy.";
+
+void declare_options(hpclab::cli::App& app, Options& o) {
+    app.count("--n", o.n, "number of floats", 1);
+    app.option("--block", o.block, "threads per block").in_range(32, 1024).show_default();
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-    return hpclab::cli::run_main([&] {
-        Options o;
-        auto app = hpclab::cli::app("Lab LABNUM: a SAXPY kernel, timed against a device-to-device copy.");
-        app.count("--n", o.n, "number of floats", 1);
-        app.option("--block", o.block, "threads per block").in_range(32, 1024).show_default();
-        app.common(o.common);
-        const int code = app.parse(argc, argv);
-        if (code >= 0) return code;
-        return run(o);
-    });
-}
+int main(int argc, char** argv) { return hpclab::cli::run_driver<Options>(argc, argv, kAbout, declare_options, run); }
