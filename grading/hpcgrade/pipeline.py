@@ -140,7 +140,6 @@ class Grade:
         self.digests = {}
         self.judged = {}
         self.done = False
-        self.warmup = 0
 
     # ---- helpers the steps share -----------------------------------------
 
@@ -186,6 +185,12 @@ class Grade:
         lab.json's benchmark asks for it (memory_gib)."""
         bench = self.manifest.get("benchmark", {})
         return max(self.opts.memory_bytes, int(bench.get("memory_gib", 0) * sb_mod.GiB))
+
+    def timing_runs(self):
+        """What timing.measure needs of this grade."""
+        return timing.Runs(self.sandbox, self.deadline, self.scratch_run_dir, self.mpi_prefix(),
+                           self.manifest["benchmark"], self.manifest["needs"], self.driver_memory_bytes(),
+                           self.opts.rounds)
 
     def mpi_prefix(self):
         np = self.manifest.get("benchmark", {}).get("mpi_ranks")
@@ -560,7 +565,7 @@ def time_step(g):
         # Builds, recordings and judging of other grades may run beside this
         # one; the timed phase holds its resource alone (lease.py).
         with g.held_alone():
-            result = timing.measure(g, sub_bin, sub_ro, ref_bin, ref_ro)
+            result = timing.measure(g.timing_runs(), sub_bin, sub_ro, ref_bin, ref_ro)
     except timing.TimingError as e:
         item.set(0, "failed", "not measured: %s" % e)
         return

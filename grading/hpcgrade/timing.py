@@ -22,7 +22,7 @@ import select
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List
+from typing import Callable, Dict, List
 
 from . import sandbox as sb_mod
 
@@ -139,32 +139,48 @@ def parse_done(line, k):
         raise TimingError("the driver's reply is not a list of numbers: %r" % line[:100]) from None
 
 
-def serve_once(ctx, binary, args, seeds, label, rep_timeout, series, rnd, memory, profile, ro, role):
-    """Start BINARY ARGS --serve as ROLE, time one repetition per seed (the
-    first ones are warm-ups), add the timed ones to SERIES. Afterwards no
-    process of ROLE's uid is left (no bubblewrap: the submission's could
-    otherwise slow or stop the reference's next run)."""
-    run_dir = ctx.scratch_run_dir(role)
+@dataclass
+class Runs:
+    """What timing needs of a grade, and nothing more (pipeline's
+    Grade.timing_runs makes one): where and until when drivers run, how
+    they are started, and lab.json's benchmark."""
+    sandbox: object                   # sandbox.Sandbox
+    deadline: object                  # the grade's; .remaining() seconds
+    run_dir: Callable[[str], str]     # a fresh directory a role's run may write
+    mpi_prefix: List[str]             # mpirun's words, or none
+    bench: dict                       # lab.json's benchmark
+    needs: List[str]                  # lab.json's needs (the seccomp profile)
+    memory_bytes: int                 # a driver run's memory limit
+    rounds: int                       # alternating rounds
+
+
+def serve_once(runs, binary, seeds, warmup, label, rep_timeout, series, rnd, ro, role):
+    """Start BINARY with the benchmark's arguments and --serve as ROLE, time
+    one repetition per seed (the first WARMUP are warm-ups), add the timed
+    ones to SERIES. Afterwards no process of ROLE's uid is left (no
+    bubblewrap: the submission's could otherwise slow or stop the
+    reference's next run)."""
+    run_dir = runs.run_dir(role)
     channel = Channel(run_dir)
-    ctx.sandbox.own(run_dir, role)
-    argv = ctx.mpi_prefix() + [binary] + list(args) + ["--serve", run_dir]
-    limits = sb_mod.Limits(wall_s=max(5.0, ctx.deadline.remaining()), cpu_s=100000, data_bytes=memory)
-    running = ctx.sandbox.start(argv, limits, ro=ro, rw=[run_dir], cwd=run_dir, env=sb_mod.base_env(),
-                                cap=64 * 1024, profile=profile, role=role)
+    runs.sandbox.own(run_dir, role)
+    argv = runs.mpi_prefix + [binary] + list(runs.bench["args"]) + ["--serve", run_dir]
+    limits = sb_mod.Limits(wall_s=max(5.0, runs.deadline.remaining()), cpu_s=100000, data_bytes=runs.memory_bytes)
+    running = runs.sandbox.start(argv, limits, ro=ro, rw=[run_dir], cwd=run_dir, env=sb_mod.base_env(),
+                                 cap=64 * 1024, profile=profile_for(runs.needs), role=role)
     try:
         channel.open()
-        line = channel.receive(running, min(180.0, max(1.0, ctx.deadline.remaining())))
+        line = channel.receive(running, min(180.0, max(1.0, runs.deadline.remaining())))
         if line != "ready":
             raise TimingError("%s did not start serving: %s" % (label, ended(running, line)))
         for k, seed in enumerate(seeds):
             t0 = time.perf_counter()
             channel.send("go %d %x" % (k, seed))
-            line = channel.receive(running, min(rep_timeout, max(1.0, ctx.deadline.remaining())))
+            line = channel.receive(running, min(rep_timeout, max(1.0, runs.deadline.remaining())))
             t1 = time.perf_counter()
             if line is None:
                 raise TimingError("%s did not finish repetition %d: %s" % (label, k, ended(running, None)))
             values = parse_done(line, k)
-            if k >= ctx.warmup:
+            if k >= warmup:
                 series.seconds.append(t1 - t0)
                 series.values[(rnd, k)] = values
         channel.send("end")
@@ -175,7 +191,7 @@ def serve_once(ctx, binary, args, seeds, label, rep_timeout, series, rnd, memory
         raise TimingError(str(e)) from None
     finally:
         running.kill()
-        ctx.sandbox.end(role)
+        runs.sandbox.end(role)
         channel.close()
         import shutil
         shutil.rmtree(run_dir, ignore_errors=True)
@@ -202,18 +218,14 @@ def same(values_sub, values_ref, check):
                for a, b in zip(values_sub, values_ref))
 
 
-def measure(ctx, sub_binary, sub_ro, ref_binary, ref_ro):
-    """Time the submission against the reference; returns a Result or
-    raises TimingError with a sentence for the report."""
+def measure(runs, sub_binary, sub_ro, ref_binary, ref_ro):
+    """Time the submission against the reference (RUNS: a Runs); returns a
+    Result or raises TimingError with a sentence for the report."""
     import secrets
-    bench = ctx.manifest["benchmark"]
-    reps, warmup = reps_and_warmup(bench)
-    ctx.warmup = warmup
-    check = bench.get("check", "exact")
-    memory = ctx.driver_memory_bytes()
-    profile = profile_for(ctx.manifest["needs"])
+    reps, warmup = reps_and_warmup(runs.bench)
+    check = runs.bench.get("check", "exact")
     ref, sub = Series(), Series()
-    for rnd in range(ctx.opts.rounds):
+    for rnd in range(runs.rounds):
         seeds = [secrets.randbits(64) for _ in range(warmup + reps)]
         order = [(sb_mod.REFERENCE, ref_binary, ref, ref_ro), (sb_mod.SUBMISSION, sub_binary, sub, sub_ro)]
         if rnd % 2:
@@ -223,15 +235,14 @@ def measure(ctx, sub_binary, sub_ro, ref_binary, ref_ro):
             # A repetition may take 20 times the reference's median before it
             # counts as hung (generous: the score is zero long before).
             rep_timeout = max(10.0, 20 * ref.median()) if ref.seconds else 300.0
-            serve_once(ctx, binary, bench["args"], seeds, label, rep_timeout, series, rnd, memory, profile, ro,
-                       who)
+            serve_once(runs, binary, seeds, warmup, label, rep_timeout, series, rnd, ro, who)
     for key, want in ref.values.items():
         got = sub.values.get(key)
         if got is None or not same(got, want, check):
             rnd, k = key
             raise TimingError("repetition %d of round %d gave a wrong result (its values %s, the reference's "
                               "%s): speed counts only for right answers" % (k, rnd + 1, fmt(got), fmt(want)))
-    return Result(ref, sub, ctx.opts.rounds, reps, warmup)
+    return Result(ref, sub, runs.rounds, reps, warmup)
 
 
 def fmt(values):

@@ -436,14 +436,13 @@ class Separation(unittest.TestCase):
         with open(driver, "w") as f:
             f.write(SURVIVOR_DRIVER)
         os.chmod(driver, 0o755)
-        ctx = type("Ctx", (), {})()
-        ctx.sandbox, ctx.deadline, ctx.warmup = self.sb, pipeline.Deadline(60), 0
-        ctx.mpi_prefix = lambda: []
-        ctx.scratch_run_dir = lambda role: pipeline.Grade.scratch_run_dir(
-            type("G", (), {"scratch": self.tmp, "sandbox": self.sb})(), role)
+        def run_dir(role):
+            return pipeline.Grade.scratch_run_dir(type("G", (), {"scratch": self.tmp, "sandbox": self.sb})(), role)
+        # A lab with a parallel need runs its driver under the default
+        # seccomp profile, which lets this one fork its survivor.
+        runs = timing.Runs(self.sb, pipeline.Deadline(60), run_dir, [], {"args": [driver]}, ["openmp"], 1 << 30, 1)
         series = timing.Series()
-        timing.serve_once(ctx, PYTHON, [driver], [1, 2], "the driver", 30, series, 0, 1 << 30, "default",
-                          [], sb_mod.SUBMISSION)
+        timing.serve_once(runs, PYTHON, [1, 2], 0, "the driver", 30, series, 0, [], sb_mod.SUBMISSION)
         self.assertEqual(len(series.seconds), 2)
         self.assertEqual(sb_mod.processes_of(self.sb.ids(sb_mod.SUBMISSION)[0]), [])
 

@@ -237,31 +237,21 @@ class TimingProtocolTest(unittest.TestCase):
     """timing.measure against fake drivers that speak the protocol, run in
     the real sandbox: the grader's clock, fresh seeds, checked values."""
 
-    class Ctx:
-        driver_memory_bytes = pipeline.Grade.driver_memory_bytes
+    def runs(self):
+        """A timing.Runs as a grade makes it, without a grade: no MPI, 4 GiB."""
+        sandbox = sb_mod.Sandbox(hide=[ROOT])
 
-        def __init__(self, tmp, sandbox):
-            self.sandbox = sandbox
-            self.deadline = pipeline.Deadline(120)
-            self.opts = pipeline.Options(rounds=2)
-            self.manifest = {"needs": [], "benchmark": {"args": [], "reps": 6, "warmup": 1, "check": "exact"}}
-            self.tmp = tmp
-            self.ws = workspace.Workspace(tmp, "x")
-            self.warmup = 0
-
-        def scratch_run_dir(self, role=sb_mod.SUBMISSION):
+        def run_dir(role):
             d = tempfile.mkdtemp(dir=self.tmp)
             os.chmod(d, 0o755)
-            self.sandbox.own(d, role)
+            sandbox.own(d, role)
             return d
-
-        def mpi_prefix(self):
-            return []
+        bench = {"args": [], "reps": 6, "warmup": 1, "check": "exact"}
+        return timing.Runs(sandbox, pipeline.Deadline(120), run_dir, [], bench, [], 4 * sb_mod.GiB, rounds=2)
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
         os.chmod(self.tmp, 0o755)
-        self.ctx = self.Ctx(self.tmp, sb_mod.Sandbox(hide=[ROOT]))
         for name in ("fast.py", "slow.py", "wrong.py", "crash.py", "ahead.py"):
             path = os.path.join(self.tmp, name)
             with open(path, "w") as f:
@@ -272,7 +262,8 @@ class TimingProtocolTest(unittest.TestCase):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def measure(self, sub, ref="fast.py"):
-        return timing.measure(self.ctx, os.path.join(self.tmp, sub), [self.tmp], os.path.join(self.tmp, ref), [self.tmp])
+        return timing.measure(self.runs(), os.path.join(self.tmp, sub), [self.tmp], os.path.join(self.tmp, ref),
+                              [self.tmp])
 
     def test_the_grader_holds_the_clock(self):
         r = self.measure("slow.py")
