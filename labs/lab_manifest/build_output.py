@@ -5,14 +5,15 @@ from .paths import lab_paths
 
 # Open MPI refuses to run as root (CI and GPU hosts run as root) unless told;
 # oversubscription lets 4 ranks run on a 2-core CI machine.
+MPI_AS_ROOT_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+                   "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+
 # What `meson test` adds to a test's environment and everything the test
 # starts inherits: a reader's terminal has none of it. MALLOC_PERTURB_
 # makes glibc write every byte it allocates, so memory reserved but never
 # used becomes resident (lab 15's index of a 64 MiB line: 741 MiB, 1,053
 # MiB with it): a measured run or a handout command goes without them.
 MESON_TEST_ENV = ("MESON_TEST_ITERATION", "MALLOC_PERTURB_", "ASAN_OPTIONS", "UBSAN_OPTIONS", "MSAN_OPTIONS")
-MPI_AS_ROOT_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-                   "OMPI_MCA_rmaps_base_oversubscribe": "1"}
 
 
 def meson_lines(data):
