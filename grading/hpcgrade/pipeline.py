@@ -402,7 +402,6 @@ def record(g, todo=None):
     # shared out by rank count, so that four 4-rank runs never crowd onto 4
     # cores (ranks that wait on a descheduled peer make every test slow).
     cores = judging.CoreTokens(g.opts.jobs)
-
     def weighed(job):
         with cores.held(job[1].ranks()):
             one(job)
@@ -511,10 +510,7 @@ def build_drivers(g):
     first grade) into g.drivers: (binary, read-only dirs, role) of each.
     Returns the compiler's errors when the submission's does not build."""
     target = manifest.build_target(g.lab)
-    g.step("building the driver and the reference's")
-    d = g.builder.compile([target])
-    if not d.ok:
-        return d.errors
+    g.step("building the reference's driver and the submission's")
 
     def reference_workspace(parent):
         ws = workspace.create(g.root, g.lab, g.sandbox, parent=parent, role=sb_mod.REFERENCE)
@@ -522,11 +518,18 @@ def build_drivers(g):
                                         skip=g.paths.solution_extras())
         return ws
 
-    g.end_submission("after its driver was built")
+    g.end_submission("before the drivers were built")
+    # The reference's first: it is built once (cached, under a lock) and
+    # leaves the driver's shared objects (its main, the library anchor) in
+    # the compiler cache, so that the submission's build, and those of the
+    # grades waiting on that lock in a class run, compile its own files only.
     ref, r = build.cached_build(g.sandbox, reference_workspace, g.lab, g.manifest["needs"], [target], g.opts.jobs,
                                 g.deadline, g.gpu_arch, sb_mod.REFERENCE)
     if ref is None:
         raise RuntimeError("the reference's driver did not build:\n" + (r.errors or r.skipped or "")[:2000])
+    d = g.builder.compile([target])
+    if not d.ok:
+        return d.errors
     ref_bin = ref.binary(g.lab)
     if not ref.intact(ref_bin):
         raise RuntimeError("the reference's driver changed after it was built")
