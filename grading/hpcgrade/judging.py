@@ -4,7 +4,9 @@ common/include/hpclab/judged.hpp for the C++ side).
 For every rubric test:
   record  the submission's test binary runs the test in its own sandboxed
           process with HPCLAB_JUDGE_RECORD: every call into student code
-          writes what it returned, or threw, to a record file;
+          writes what it returned, or threw, to a record file (or with a
+          few other tests in one process, record_together, which leaves
+          any test it did not record completely to a process of its own);
   judge   the starter's test binary (no student code in it: a call into its
           skeleton throws "not implemented") runs the same test bodies with
           HPCLAB_JUDGE_REPLAY: each judged call reads the recorded outputs,
@@ -20,7 +22,9 @@ process ended by itself (no signal, no timeout). Nothing the submission's
 process prints, exits with or writes besides its record is read for a score.
 """
 import contextlib
+import dataclasses
 import json
+import re
 import os
 import shutil
 import threading
@@ -134,6 +138,49 @@ def runs_for(manifest, test=None):
     return [Run(np) for np in manifest["mpi_ranks"]] or [Run()]
 
 
+# judged.cpp ends a test's record with the tag 'E' and two 32-bit thread
+# counts; a record without it was cut short (the judge reads the whole file
+# and says so).
+END_OF_TEST_BYTES = 9
+
+
+def ends_a_test(path):
+    """Whether the record file at PATH (a regular file, not a link) ends as
+    a finished test's does. Only which tests to record again alone hangs on
+    it: the judge reads every record in full."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        import stat
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size < END_OF_TEST_BYTES:
+            return False
+        os.lseek(fd, -END_OF_TEST_BYTES, os.SEEK_END)
+        return os.read(fd, 1) == b"E"
+    finally:
+        os.close(fd)
+
+
+RUN_LINE = re.compile(r"^\[ RUN      \] (\S+)$", re.M)
+
+
+def output_by_test(text, tests):
+    """{test: its part of TEXT}, the output of one GoogleTest process that
+    ran TESTS: from each test's start line to its end line ("[       OK ]",
+    "[  FAILED  ]", "[  SKIPPED ]"), or to the next start line when it has
+    none. The process's closing summary belongs to no test."""
+    wanted, parts = set(tests), {}
+    starts = [(m.start(), m.group(1)) for m in RUN_LINE.finditer(text)]
+    for (at, name), nxt in zip(starts, starts[1:] + [(len(text), None)]):
+        if name in wanted and name not in parts:
+            part = text[at:nxt[0]]
+            end = re.search(r"^\[ +(?:OK|FAILED|SKIPPED) +\] %s(?: \(.*\))?$\n?" % re.escape(name), part, re.M)
+            parts[name] = part[:end.end()] if end else part
+    return parts
+
+
 class CoreTokens:
     """TOTAL cores, lent by count: held(n) waits until n of them (at most
     TOTAL) are free, so that a run's ranks each have a core of their own."""
@@ -195,13 +242,47 @@ class Judging:
     def record(self, item, binary, run, ro):
         """Run ITEM's test once in the submission's BINARY, recording; RO: the
         one tree it may read (its test set's build)."""
+        outcome, rec, run_dir = self._recording_run([item.test], binary, run, ro)
+        self.record_outcomes[(item.test, run.np)] = outcome
+        self._keep_record(item, run, rec)
+        shutil.rmtree(run_dir, ignore_errors=True)
+        return outcome
+
+    def record_together(self, items, binary, run, ro):
+        """Record ITEMS (tests of one binary) in one process, under one
+        test's limits: a CUDA lab's process pays the driver's start once for
+        them all. Returns the items to record alone, as record() does: every
+        one when the process did not end by itself (a crash, the time limit),
+        else those it left without a complete record (one that ended the
+        process, or a test after it). A test recorded here thus passes only
+        if it finished within its own limit in a process that ended by
+        itself, as alone. Its time is an equal share of the process's, its
+        output the lines from its GoogleTest start line to the next."""
+        outcome, rec, run_dir = self._recording_run([it.test for it in items], binary, run, ro)
+        alone = list(items)
+        if outcome.exit_code is not None and not outcome.timed_out and not outcome.monitor_lost:
+            parts = output_by_test(outcome.output, [it.test for it in items])
+            alone = []
+            for it in items:
+                if not all(ends_a_test(os.path.join(rec, file_name(it.test, r))) for r in range(run.ranks())):
+                    alone.append(it)
+                    continue
+                self.record_outcomes[(it.test, run.np)] = dataclasses.replace(
+                    outcome, output=parts.get(it.test, ""), wall_s=outcome.wall_s / len(items))
+                self._keep_record(it, run, rec)
+        shutil.rmtree(run_dir, ignore_errors=True)
+        return alone
+
+    def _recording_run(self, tests, binary, run, ro):
+        """One sandboxed run of TESTS in BINARY with HPCLAB_JUDGE_RECORD:
+        (outcome, the records' directory, the run directory to remove)."""
         ctx = self.ctx
         ws = ctx.ws
         run_dir = ws.new_run_dir()
         rec = os.path.join(run_dir, "rec")
         os.mkdir(rec)
         ctx.sandbox.own(rec)
-        argv = run.prefix(ctx.mpirun) + [binary, "--gtest_filter=" + item.test, "--gtest_color=no"]
+        argv = run.prefix(ctx.mpirun) + [binary, "--gtest_filter=" + ":".join(tests), "--gtest_color=no"]
         timeout = min(ctx.opts.test_timeout, max(1.0, ctx.deadline.remaining()))
         # OMP_WAIT_POLICY: OpenMP's threads park at once after a region,
         # rather than spinning for milliseconds, which the recorder would wait
@@ -219,7 +300,10 @@ class Judging:
                 else contextlib.nullcontext():
             outcome = ctx.sandbox.execute(argv, test_limits(timeout, ctx.opts.memory_bytes), ro=list(ro),
                                           rw=[run_dir], cwd=run_dir, env=self.env(env), profile="record")
-        self.record_outcomes[(item.test, run.np)] = outcome
+        return outcome, rec, run_dir
+
+    def _keep_record(self, item, run, rec):
+        """Copy ITEM's record files (one per rank) out of REC for the judge."""
         dest = self.record_dir(run, item.kind)
         for rank in range(run.ranks()):
             name = file_name(item.test, rank)
@@ -228,8 +312,6 @@ class Judging:
                 why = copy_record(src, os.path.join(dest, name))
                 if why:
                     self.record_problems[(item.test, run.np)] = "the record file %s" % why
-        shutil.rmtree(run_dir, ignore_errors=True)
-        return outcome
 
     # ---- judge ------------------------------------------------------------
 

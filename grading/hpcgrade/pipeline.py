@@ -383,17 +383,23 @@ def hidden_readers(deps_text, hidden_dir, build_dir):
 
 def record(g, todo=None):
     todo = [it for it in g.tests() if it.outcome == "not run"] if todo is None else todo
-    g.step("recording %d tests in the submission's build" % len(todo))
+    plan = {kind: record_units([(it, run) for it in todo if it.kind == kind
+                                for run in judging.runs_for(g.manifest, it.test)], g.opts.jobs)
+            for kind in (score.VISIBLE, score.HIDDEN)}
+    shared = max((len(u[0]) for units in plan.values() for u in units if isinstance(u[0], list)), default=1)
+    g.step("recording %d tests in the submission's build%s" % (
+        len(todo), ", up to %d a process" % shared if shared > 1 else ""))
 
-    def one(job):
-        it, run = job
+    def ready(it):
+        """(binary, read-only tree) of IT's test set, None when the grade's
+        time is up."""
         binary = g.ws.binary("-tests" if it.kind == score.VISIBLE else "-hidden")
         if g.deadline.remaining() < 1:
-            return
+            return None
         if build.file_digest(binary) != g.digests.get(binary):
             raise RuntimeError("the test binary %s changed after it was built" % binary)
         # Each set's run mounts its own tree: the visible build, or W/hidden.
-        g.judging.record(it, binary, run, [g.ws.build] if it.kind == score.VISIBLE else [g.ws.hidden])
+        return binary, [g.ws.build] if it.kind == score.VISIBLE else [g.ws.hidden]
 
     # The visible tests all record before any hidden one starts, so that no
     # run of one set overlaps a run of the other (not even through the load
@@ -402,20 +408,64 @@ def record(g, todo=None):
     # shared out by rank count, so that four 4-rank runs never crowd onto 4
     # cores (ranks that wait on a descheduled peer make every test slow).
     cores = judging.CoreTokens(g.opts.jobs)
-    def weighed(job):
-        with cores.held(job[1].ranks()):
-            one(job)
 
-    for kind in (score.VISIBLE, score.HIDDEN):
-        jobs = [(it, run) for it in todo if it.kind == kind for run in judging.runs_for(g.manifest, it.test)]
-        if not jobs:
+    def alone(it, run):
+        with cores.held(run.ranks()):
+            where = ready(it)
+            if where:
+                g.judging.record(it, where[0], run, where[1])
+
+    def together(items, run):
+        with cores.held(1):
+            where = ready(items[0])
+            left = g.judging.record_together(items, where[0], run, where[1]) if where else []
+        for it in left:
+            alone(it, run)
+
+    for kind, units in plan.items():
+        if not units:
             continue
         workspace.open_hidden(g.ws, kind == score.HIDDEN)
         try:
             with concurrent.futures.ThreadPoolExecutor(max_workers=g.opts.jobs) as pool:
-                list(pool.map(weighed, jobs))
+                list(pool.map(lambda u: together(*u) if isinstance(u[0], list) else alone(*u), units))
         finally:
             workspace.open_hidden(g.ws, False)
+
+
+# How many tests may share a recording process. Each CUDA process starts
+# the driver, and the driver starts contexts about one at a time across a
+# host: on an H200 with 16 cores (session 25), lab 06's 46 visible tests
+# took 9.4 s to record one process each, 16 at once (2.8 s a process, 0.36
+# s alone), 3.4 s in 16 processes of about 3, and 2.4 s in one process;
+# a class run of 30 spent 80-130 s a grade recording. One a process stays
+# the default until a class run on a GPU host has shown every score equal
+# with more (HPCGRADE_RECORD_TOGETHER=8 there; lab 01's attacks already
+# score the same in grading/tests/test_fixtures.py).
+RECORD_TOGETHER = 1
+
+
+def record_units(jobs, width, environ=os.environ):
+    """JOBS ((item, run) pairs of one test set) as units of recording work:
+    one-rank runs in lists of up to HPCGRADE_RECORD_TOGETHER (a whole number
+    above 0, default RECORD_TOGETHER) ((items, run): one process), spread
+    over WIDTH workers; every other job alone ((item, run)). Runs of several
+    MPI ranks keep a process each: their start is not the driver's alone."""
+    text = environ.get("HPCGRADE_RECORD_TOGETHER", "").strip()
+    if text and (not text.isdigit() or int(text) < 1):
+        raise ValueError("HPCGRADE_RECORD_TOGETHER=%r: give a whole number above 0" % text)
+    most = int(text) if text else RECORD_TOGETHER
+    ones = [(it, run) for it, run in jobs if run.ranks() == 1]
+    rest = [(it, run) for it, run in jobs if run.ranks() != 1]
+    size = max(1, min(most, -(-len(ones) // max(1, width))))
+    if size == 1:
+        return jobs
+    units = []
+    for run in {r.np: r for _, r in ones}.values():
+        items = [it for it, r in ones if r.np == run.np]
+        units += [(part, run) if len(part) > 1 else (part[0], run)
+                  for part in (items[i:i + size] for i in range(0, len(items), size))]
+    return units + rest
 
 
 def judge(g, todo=None):

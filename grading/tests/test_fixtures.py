@@ -304,3 +304,27 @@ class FallbackLayers(FixtureCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RecordedTogether(FixtureCase):
+    """Tests recorded up to 8 a process (HPCGRADE_RECORD_TOGETHER, meant for
+    CUDA labs, whose processes start slowly): every verdict is the one a
+    process a test gives. A test that ends its process, or crashes it, is
+    recorded again alone, and so is every test its process left unrecorded."""
+    TOGETHER = {"HPCGRADE_RECORD_TOGETHER": "8"}
+
+    def test_the_solution_keeps_every_point(self):
+        self.assert_lost_exactly(self.grade("solution", FAST, self.TOGETHER), set(), "")
+
+    def test_wrong_loses_the_same_tests(self):
+        data = self.grade("wrong", FAST, self.TOGETHER)
+        self.assertEqual(data["score"], TESTS_MAX - 7 - 7)
+
+    def test_exit0_and_a_crash_cost_only_their_tests(self):
+        self.assert_lost_exactly(self.grade("exit0", FAST, self.TOGETHER), ATTACKED, HostileFixtures.ENDED)
+        self.assert_lost_exactly(self.grade("segfault", FAST, self.TOGETHER), ATTACKED, "crashed with SIGSEGV")
+
+    def test_rewriting_the_records_at_exit_earns_nothing(self):
+        for name in ("atexit_rewrite", "static_destructor_rewrite"):
+            with self.subTest(fixture=name):
+                self.assertEqual(self.grade(name, FAST, self.TOGETHER)["score"], 0)

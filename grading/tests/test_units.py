@@ -979,6 +979,55 @@ class RunsForTest(unittest.TestCase):
         self.assertNotIn("Hidden.TinyGridsAndOneRowStrips", one)
 
 
+class RecordTogetherTest(unittest.TestCase):
+    """Which tests share a recording process, and what each gets of it."""
+
+    def test_one_rank_runs_share_processes_when_told(self):
+        one, four = judging.Run("1"), judging.Run("4")
+        jobs = [("t%d" % i, one) for i in range(46)] + [("m", four)]
+        self.assertEqual(pipeline.record_units(jobs, 16, environ={}), jobs)  # the default: one a process
+        units = pipeline.record_units(jobs, 16, environ={"HPCGRADE_RECORD_TOGETHER": " 8 "})
+        recorded = [t for u in units for t in (u[0] if isinstance(u[0], list) else [u[0]])]
+        self.assertEqual(sorted(recorded), sorted(t for t, _ in jobs))  # each test once
+        self.assertEqual(max(len(u[0]) for u in units if isinstance(u[0], list)), 3)  # 46 over 16 workers
+        self.assertIn(("m", four), units)  # a 4-rank run stays alone
+        wide = pipeline.record_units(jobs, 2, environ={"HPCGRADE_RECORD_TOGETHER": "8"})
+        self.assertEqual(max(len(u[0]) for u in wide if isinstance(u[0], list)), 8)
+        jobs = [("t%d" % i, judging.Run()) for i in range(10)]
+        units = pipeline.record_units(jobs, 2, environ={"HPCGRADE_RECORD_TOGETHER": "4"})
+        self.assertEqual([len(u[0]) for u in units], [4, 4, 2])
+        for bad in ("0", "-1", "x", "2.5"):
+            with self.assertRaisesRegex(ValueError, "HPCGRADE_RECORD_TOGETHER"):
+                pipeline.record_units(jobs, 2, environ={"HPCGRADE_RECORD_TOGETHER": bad})
+
+    def test_each_test_gets_its_own_lines(self):
+        text = ("noise\n[ RUN      ] A.x\nout of A\n[       OK ] A.x (1 ms)\nbetween\n"
+                "[ RUN      ] B.y\n[  FAILED  ] B.y (2 ms)\n[ RUN      ] A.x\nforged\n"
+                "[ RUN      ] D.w\ncut short\n[==========] 3 tests ran.\n 1 FAILED TEST\n")
+        parts = judging.output_by_test(text, ["A.x", "B.y", "C.z", "D.w"])
+        self.assertEqual(parts["A.x"], "[ RUN      ] A.x\nout of A\n[       OK ] A.x (1 ms)\n")
+        self.assertEqual(parts["B.y"], "[ RUN      ] B.y\n[  FAILED  ] B.y (2 ms)\n")
+        self.assertEqual(parts["D.w"], "[ RUN      ] D.w\ncut short\n[==========] 3 tests ran.\n 1 FAILED TEST\n")
+        self.assertNotIn("C.z", parts)
+        self.assertEqual(judging.output_by_test("", ["A.x"]), {})
+
+    def test_a_record_ends_a_test_only_with_its_end_tag(self):
+        with tempfile.TemporaryDirectory() as d:
+            def record(name, data):
+                p = os.path.join(d, name)
+                with open(p, "wb") as f:
+                    f.write(data)
+                return p
+            self.assertTrue(judging.ends_a_test(record("ok", b"HEADER" + b"E" + b"\0" * 8)))
+            self.assertFalse(judging.ends_a_test(record("cut", b"HEADER" + b"E" + b"\0" * 7)))
+            self.assertFalse(judging.ends_a_test(record("empty", b"")))
+            self.assertFalse(judging.ends_a_test(os.path.join(d, "missing")))
+            os.symlink(record("target", b"E" + b"\0" * 8), os.path.join(d, "link"))
+            self.assertFalse(judging.ends_a_test(os.path.join(d, "link")))
+            os.mkfifo(os.path.join(d, "fifo"))
+            self.assertFalse(judging.ends_a_test(os.path.join(d, "fifo")))
+
+
 class CoreTokensTest(unittest.TestCase):
     """A grade's record runs share its --jobs cores by MPI rank count."""
 
