@@ -108,6 +108,7 @@ def check_settings():
     try:
         sb_mod.fallback_uid_range()
         lease.cuda_processes()
+        pipeline.record_together()
     except ValueError as e:
         raise inputs.UsageError(str(e))
 

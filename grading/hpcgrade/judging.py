@@ -24,9 +24,10 @@ process prints, exits with or writes besides its record is read for a score.
 import contextlib
 import dataclasses
 import json
-import re
 import os
+import re
 import shutil
+import stat
 import threading
 import time
 from dataclasses import dataclass, field
@@ -90,19 +91,29 @@ def read_at_most(path, limit):
         return b"".join(pieces(f, limit))
 
 
+def open_regular(path):
+    """(descriptor, size, "") of the regular file at PATH, opened read-only
+    without following a link or blocking on a FIFO; (None, 0, why) for
+    anything else. The caller closes the descriptor."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as e:
+        return None, 0, "cannot be read (%s)" % (e.strerror or e)
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        return None, 0, "is not a regular file"
+    return fd, st.st_size, ""
+
+
 def copy_record(src, dst, limit=MAX_RECORD_BYTES):
     """Copy a record file the submission wrote, refusing links, non-files
     and oversized files. Returns why it was refused, or ""."""
+    fd, size, why = open_regular(src)
+    if fd is None:
+        return why
     try:
-        fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError as e:
-        return "cannot be read (%s)" % (e.strerror or e)
-    try:
-        st = os.fstat(fd)
-        import stat
-        if not stat.S_ISREG(st.st_mode):
-            return "is not a regular file"
-        if st.st_size > limit:
+        if size > limit:
             return "is larger than %d bytes" % limit
         # At most LIMIT bytes, also from a file that grew after the fstat.
         with os.fdopen(os.dup(fd), "rb") as fi, open(dst, "wb") as fo:
@@ -148,14 +159,11 @@ def ends_a_test(path):
     """Whether the record file at PATH (a regular file, not a link) ends as
     a finished test's does. Only which tests to record again alone hangs on
     it: the judge reads every record in full."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+    fd, size, _ = open_regular(path)
+    if fd is None:
         return False
     try:
-        import stat
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size < END_OF_TEST_BYTES:
+        if size < END_OF_TEST_BYTES:
             return False
         os.lseek(fd, -END_OF_TEST_BYTES, os.SEEK_END)
         return os.read(fd, 1) == b"E"

@@ -142,13 +142,19 @@ CUDA_PROCESSES = 16
 
 def cuda_processes():
     """How many CUDA processes of recordings may run at once on this host:
-    HPCGRADE_CUDA_PROCESSES, else CUDA_PROCESSES. Any other value than a
-    whole number above 0 is a ValueError, not a silent default."""
-    text = os.environ.get("HPCGRADE_CUDA_PROCESSES", "").strip()
+    HPCGRADE_CUDA_PROCESSES, else CUDA_PROCESSES."""
+    return whole_number_setting("HPCGRADE_CUDA_PROCESSES", CUDA_PROCESSES)
+
+
+def whole_number_setting(name, default, environ=os.environ):
+    """The grader's setting NAME from the environment, a whole number above
+    0, else DEFAULT when it is unset or blank. Any other value is a
+    ValueError, not a silent default."""
+    text = environ.get(name, "").strip()
     if not text:
-        return CUDA_PROCESSES
+        return default
     if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
-        raise ValueError("HPCGRADE_CUDA_PROCESSES=%r: give a whole number above 0" % text)
+        raise ValueError("%s=%r: give a whole number above 0" % (name, text))
     return int(text)
 
 

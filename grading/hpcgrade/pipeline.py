@@ -383,8 +383,9 @@ def hidden_readers(deps_text, hidden_dir, build_dir):
 
 def record(g, todo=None):
     todo = [it for it in g.tests() if it.outcome == "not run"] if todo is None else todo
+    most = record_together()
     plan = {kind: record_units([(it, run) for it in todo if it.kind == kind
-                                for run in judging.runs_for(g.manifest, it.test)], g.opts.jobs)
+                                for run in judging.runs_for(g.manifest, it.test)], g.opts.jobs, most)
             for kind in (score.VISIBLE, score.HIDDEN)}
     shared = max((len(u[0]) for units in plan.values() for u in units if isinstance(u[0], list)), default=1)
     g.step("recording %d tests in the submission's build%s" % (
@@ -445,18 +446,18 @@ def record(g, todo=None):
 RECORD_TOGETHER = 1
 
 
-def record_units(jobs, width, environ=os.environ):
+def record_together():
+    """How many one-rank tests may share a recording process:
+    HPCGRADE_RECORD_TOGETHER, else RECORD_TOGETHER (ValueError when bad)."""
+    return lease.whole_number_setting("HPCGRADE_RECORD_TOGETHER", RECORD_TOGETHER)
+
+
+def record_units(jobs, width, most):
     """JOBS ((item, run) pairs of one test set) as units of recording work:
-    one-rank runs in lists of up to HPCGRADE_RECORD_TOGETHER (a whole number
-    above 0, default RECORD_TOGETHER) ((items, run): one process), spread
+    one-rank runs in lists of up to MOST ((items, run): one process), spread
     over WIDTH workers; every other job alone ((item, run)). Runs of several
     MPI ranks keep a process each: their start is not the driver's alone."""
-    text = environ.get("HPCGRADE_RECORD_TOGETHER", "").strip()
-    if text and (not text.isdigit() or int(text) < 1):
-        raise ValueError("HPCGRADE_RECORD_TOGETHER=%r: give a whole number above 0" % text)
-    most = int(text) if text else RECORD_TOGETHER
     ones = [(it, run) for it, run in jobs if run.ranks() == 1]
-    rest = [(it, run) for it, run in jobs if run.ranks() != 1]
     size = max(1, min(most, -(-len(ones) // max(1, width))))
     if size == 1:
         return jobs
@@ -465,7 +466,7 @@ def record_units(jobs, width, environ=os.environ):
         items = [it for it, r in ones if r.np == run.np]
         units += [(part, run) if len(part) > 1 else (part[0], run)
                   for part in (items[i:i + size] for i in range(0, len(items), size))]
-    return units + rest
+    return units + [(it, run) for it, run in jobs if run.ranks() != 1]
 
 
 def judge(g, todo=None):

@@ -985,20 +985,29 @@ class RecordTogetherTest(unittest.TestCase):
     def test_one_rank_runs_share_processes_when_told(self):
         one, four = judging.Run("1"), judging.Run("4")
         jobs = [("t%d" % i, one) for i in range(46)] + [("m", four)]
-        self.assertEqual(pipeline.record_units(jobs, 16, environ={}), jobs)  # the default: one a process
-        units = pipeline.record_units(jobs, 16, environ={"HPCGRADE_RECORD_TOGETHER": " 8 "})
+        self.assertEqual(pipeline.record_units(jobs, 16, 1), jobs)  # one a process
+        units = pipeline.record_units(jobs, 16, 8)
         recorded = [t for u in units for t in (u[0] if isinstance(u[0], list) else [u[0]])]
         self.assertEqual(sorted(recorded), sorted(t for t, _ in jobs))  # each test once
         self.assertEqual(max(len(u[0]) for u in units if isinstance(u[0], list)), 3)  # 46 over 16 workers
         self.assertIn(("m", four), units)  # a 4-rank run stays alone
-        wide = pipeline.record_units(jobs, 2, environ={"HPCGRADE_RECORD_TOGETHER": "8"})
+        wide = pipeline.record_units(jobs, 2, 8)
         self.assertEqual(max(len(u[0]) for u in wide if isinstance(u[0], list)), 8)
         jobs = [("t%d" % i, judging.Run()) for i in range(10)]
-        units = pipeline.record_units(jobs, 2, environ={"HPCGRADE_RECORD_TOGETHER": "4"})
-        self.assertEqual([len(u[0]) for u in units], [4, 4, 2])
-        for bad in ("0", "-1", "x", "2.5"):
-            with self.assertRaisesRegex(ValueError, "HPCGRADE_RECORD_TOGETHER"):
-                pipeline.record_units(jobs, 2, environ={"HPCGRADE_RECORD_TOGETHER": bad})
+        self.assertEqual([len(u[0]) for u in pipeline.record_units(jobs, 2, 4)], [4, 4, 2])
+
+    def test_the_setting_is_a_whole_number_above_0_checked_before_a_grade(self):
+        from hpcgrade import cli
+        with unittest.mock.patch.dict(os.environ, {"HPCGRADE_RECORD_TOGETHER": ""}):
+            self.assertEqual(pipeline.record_together(), pipeline.RECORD_TOGETHER)
+        with unittest.mock.patch.dict(os.environ, {"HPCGRADE_RECORD_TOGETHER": " 8 "}):
+            self.assertEqual(pipeline.record_together(), 8)
+        for bad in ("0", "-1", "x", "2.5", "\u00b2", "1e3"):
+            with unittest.mock.patch.dict(os.environ, {"HPCGRADE_RECORD_TOGETHER": bad}):
+                with self.assertRaisesRegex(ValueError, "HPCGRADE_RECORD_TOGETHER=.*whole number above 0"):
+                    pipeline.record_together()
+                with self.assertRaisesRegex(inputs.UsageError, "HPCGRADE_RECORD_TOGETHER"):
+                    cli.check_settings()
 
     def test_each_test_gets_its_own_lines(self):
         text = ("noise\n[ RUN      ] A.x\nout of A\n[       OK ] A.x (1 ms)\nbetween\n"
