@@ -122,7 +122,7 @@ class Builder:
     def compile(self, targets, wall_s=1200):
         out = self._run(["ninja", "-C", self.ws.build, "-j", str(self.jobs)] + list(targets), wall_s)
         text = self._clean(out.output)
-        if out.timed_out or out.signal is not None or out.monitor_lost:
+        if not out.ended_by_itself:
             return BuildResult(False, text, "the build %s" % out.describe())
         if out.exit_code != 0:
             return BuildResult(False, text, first_errors(text))

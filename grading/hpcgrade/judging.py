@@ -268,7 +268,7 @@ class Judging:
         output the lines from its GoogleTest start line to the next."""
         outcome, rec, run_dir = self._recording_run([it.test for it in items], binary, run, ro)
         alone = list(items)
-        if outcome.exit_code is not None and not outcome.timed_out and not outcome.monitor_lost:
+        if outcome.ended_by_itself:
             parts = output_by_test(outcome.output, [it.test for it in items])
             alone = []
             for it in items:
@@ -383,7 +383,7 @@ class Judging:
         shutil.rmtree(run_dir, ignore_errors=True)
         # A report from a judge that did not end normally is incomplete: trust
         # only the cases it holds, and only if the process ended by itself.
-        complete = not outcome.timed_out and outcome.signal is None and not outcome.monitor_lost
+        complete = outcome.ended_by_itself
         return {t: (cases.get(t) if complete else None, by_test[t]) for t in tests}
 
     # ---- verdict ----------------------------------------------------------
@@ -418,7 +418,7 @@ class Judging:
         problem = self.record_problems.get((test, run.np))
         bad_notes = [(r, n.get("record", "?")) for r, n in sorted(notes.items()) if n.get("record") != "ok"]
         missing_ranks = [r for r in range(run.ranks()) if r not in notes]
-        if rec is not None and (rec.timed_out or rec.signal is not None or rec.monitor_lost):
+        if rec is not None and not rec.ended_by_itself:
             reason = "the test " + rec.describe() + where
             return Verdict(FAILED, reason, printed(rec.output), seconds)
         if failures:

@@ -83,6 +83,12 @@ class Outcome:
     def ok(self):
         return self.exit_code == 0 and not self.timed_out and not self.monitor_lost
 
+    @property
+    def ended_by_itself(self):
+        """It started and exited, with any code: no signal, no time limit,
+        and an exit status that was read (a lost one is no normal end)."""
+        return self.exit_code is not None and not self.timed_out and not self.monitor_lost
+
     def describe(self):
         """The end of the process in plain words."""
         if self.timed_out:

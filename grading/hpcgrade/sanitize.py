@@ -62,7 +62,7 @@ def run_one(ctx, tool, which, binary, gtest_filter, ro):
                             rw=[run_dir], cwd=run_dir, env=env)
     if o.exit_code == 99:
         return "errors found; first: " + first_error(o.output)
-    if o.timed_out or o.signal is not None or o.monitor_lost:
+    if not o.ended_by_itself:
         return "the run " + o.describe()
     return None
 
