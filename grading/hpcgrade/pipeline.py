@@ -383,7 +383,7 @@ def hidden_readers(deps_text, hidden_dir, build_dir):
 
 def record(g, todo=None):
     todo = [it for it in g.tests() if it.outcome == "not run"] if todo is None else todo
-    most = record_together()
+    most = record_together(g.manifest["needs"])
     plan = {kind: record_units([(it, run) for it in todo if it.kind == kind
                                 for run in judging.runs_for(g.manifest, it.test)], g.opts.jobs, most)
             for kind in (score.VISIBLE, score.HIDDEN)}
@@ -434,22 +434,27 @@ def record(g, todo=None):
             workspace.open_hidden(g.ws, False)
 
 
-# How many tests may share a recording process. Each CUDA process starts
-# the driver, and the driver starts contexts about one at a time across a
-# host: on an H200 with 16 cores (session 25), lab 06's 46 visible tests
-# took 9.4 s to record one process each, 16 at once (2.8 s a process, 0.36
-# s alone), 3.4 s in 16 processes of about 3, and 2.4 s in one process;
-# a class run of 30 spent 80-130 s a grade recording. One a process stays
-# the default until a class run on a GPU host has shown every score equal
-# with more (HPCGRADE_RECORD_TOGETHER=8 there; lab 01's attacks already
-# score the same in grading/tests/test_fixtures.py).
+# How many one-rank tests may share a recording process. Each CUDA process
+# starts the driver, and the driver starts contexts about one at a time
+# across a host: on an H200 with 16 cores (session 25), lab 06's 46 visible
+# tests took 9.4 s to record one process each, 16 at once (2.8 s a process,
+# 0.36 s alone), 3.4 s in 16 processes of about 3, and 2.4 s in one process.
+# A class of 30 on lab 06 (session 26, same host, seed and roster) spent
+# 5-26 s a grade recording and judging with 8 a process, against 67-155 s
+# with one, and graded all 30 in 246 s (25 in 540 s before); every test
+# scored as in both earlier runs but a race mutant's. A CPU lab's process
+# starts in milliseconds: it keeps one a process, the strongest isolation.
+RECORD_TOGETHER_CUDA = 8
 RECORD_TOGETHER = 1
 
 
-def record_together():
-    """How many one-rank tests may share a recording process:
-    HPCGRADE_RECORD_TOGETHER, else RECORD_TOGETHER (ValueError when bad)."""
-    return lease.whole_number_setting("HPCGRADE_RECORD_TOGETHER", RECORD_TOGETHER)
+def record_together(needs=()):
+    """How many one-rank tests may share a recording process for a lab that
+    NEEDS these things (lab.json): HPCGRADE_RECORD_TOGETHER, else
+    RECORD_TOGETHER_CUDA for a CUDA lab, RECORD_TOGETHER otherwise
+    (ValueError when the setting is bad)."""
+    default = RECORD_TOGETHER_CUDA if "cuda" in needs else RECORD_TOGETHER
+    return lease.whole_number_setting("HPCGRADE_RECORD_TOGETHER", default)
 
 
 def record_units(jobs, width, most):

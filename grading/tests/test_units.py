@@ -996,6 +996,14 @@ class RecordTogetherTest(unittest.TestCase):
         jobs = [("t%d" % i, judging.Run()) for i in range(10)]
         self.assertEqual([len(u[0]) for u in pipeline.record_units(jobs, 2, 4)], [4, 4, 2])
 
+    def test_cuda_labs_share_by_default_cpu_labs_do_not(self):
+        with unittest.mock.patch.dict(os.environ, {"HPCGRADE_RECORD_TOGETHER": ""}):
+            self.assertEqual(pipeline.record_together(["cuda", "mpi"]), pipeline.RECORD_TOGETHER_CUDA)
+            self.assertEqual(pipeline.record_together(["mpi", "tbb"]), 1)
+        self.assertGreater(pipeline.RECORD_TOGETHER_CUDA, 1)
+        with unittest.mock.patch.dict(os.environ, {"HPCGRADE_RECORD_TOGETHER": "1"}):
+            self.assertEqual(pipeline.record_together(["cuda"]), 1)  # the setting wins
+
     def test_the_setting_is_a_whole_number_above_0_checked_before_a_grade(self):
         from hpcgrade import cli
         with unittest.mock.patch.dict(os.environ, {"HPCGRADE_RECORD_TOGETHER": ""}):
