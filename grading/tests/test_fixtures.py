@@ -302,14 +302,10 @@ class FallbackLayers(FixtureCase):
         self.assertIn("solutions/01-sorting/sorting.cpp", data["output"])
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class RecordedTogether(FixtureCase):
-    """Tests recorded up to 8 a process (HPCGRADE_RECORD_TOGETHER, meant for
-    CUDA labs, whose processes start slowly): every verdict is the one a
-    process a test gives. A test that ends its process, or crashes it, is
+    """Tests recorded up to 8 a process (HPCGRADE_RECORD_TOGETHER; a CUDA
+    lab's default, pipeline.RECORD_TOGETHER_CUDA, tried here on lab 01,
+    which CI can run): every verdict is the one a process a test gives. A test that ends its process, or crashes it, is
     recorded again alone, and so is every test its process left unrecorded."""
     TOGETHER = {"HPCGRADE_RECORD_TOGETHER": "8"}
 
@@ -328,3 +324,7 @@ class RecordedTogether(FixtureCase):
         for name in ("atexit_rewrite", "static_destructor_rewrite"):
             with self.subTest(fixture=name):
                 self.assertEqual(self.grade(name, FAST, self.TOGETHER)["score"], 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
