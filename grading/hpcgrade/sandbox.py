@@ -81,7 +81,7 @@ class Outcome:
 
     @property
     def ok(self):
-        return self.exit_code == 0 and not self.timed_out and not self.monitor_lost
+        return self.ended_by_itself and self.exit_code == 0
 
     @property
     def ended_by_itself(self):
