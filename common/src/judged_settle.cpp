@@ -236,38 +236,69 @@ std::string doing(const Task& t) {
     }
 }
 
-// Live child processes of any thread: the first one's description, or "".
-std::string live_child(int task_dir, const std::vector<int>& tids) {
-    siginfo_t none;
-    std::memset(&none, 0, sizeof none);
-    if (waitid(P_ALL, 0, &none, WEXITED | WNOHANG | WNOWAIT) != 0 && errno == ECHILD) return "";  // no child at all
+// The children of the threads `tids` (sorted), from /proc/self/task/TID/children.
+// False when this kernel has no such file (CONFIG_PROC_CHILDREN).
+bool read_children(int task_dir, const std::vector<int>& tids, std::vector<long>& pids) {
+    pids.clear();
     char path[64], buf[4096];
     for (int tid : tids) {
         std::snprintf(path, sizeof path, "%d/children", tid);
         if (read_small(task_dir, path, buf, sizeof buf) < 0) {
-            if (tid != my_tid()) continue;  // the thread is gone
-            // No /proc/PID/children in this kernel (CONFIG_PROC_CHILDREN):
-            // ask waitid, without reaping. A child that has not exited means
-            // one is alive; a zombie hides the others, so it counts as alive.
-            siginfo_t si;
-            std::memset(&si, 0, sizeof si);
-            if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0) return "a child process was still running";
-            return "";
+            if (tid == my_tid()) return false;
+            continue;  // the thread is gone
         }
         char* p = buf;
         for (;;) {
             const long pid = std::strtol(p, &p, 10);
             if (pid <= 0) break;
-            char stat[512], ppath[64];
-            std::snprintf(ppath, sizeof ppath, "/proc/%ld/stat", pid);
-            if (read_small(AT_FDCWD, ppath, stat, sizeof stat) < 0) continue;  // reaped
-            const char* close = std::strrchr(stat, ')');
-            const char state = close && close[1] ? close[2] : '?';
-            if (state != 'Z' && state != 'X')
-                return "a child process (pid " + std::to_string(pid) + ") was still running";
+            pids.push_back(pid);
         }
     }
-    return "";
+    std::sort(pids.begin(), pids.end());
+    return true;
+}
+
+// Whether a process is neither a zombie nor gone.
+bool alive(long pid) {
+    char stat[512], path[64];
+    std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    if (read_small(AT_FDCWD, path, stat, sizeof stat) < 0) return false;  // reaped
+    const char* close = std::strrchr(stat, ')');
+    const char state = close && close[1] ? close[2] : '?';
+    return state != 'Z' && state != 'X';
+}
+
+// Live child processes of any thread: the first one's description, or "".
+//
+// The list of children and the state of each are read at different times.
+// A child that was alive when the list was read may have exited before its
+// state was read; before it became a zombie the kernel handed its own
+// children (a detached sleeper, say) to this process, the subreaper, too
+// late for the list already read. So a verdict of "none alive" stands only
+// when the list, read again after every state, has not changed: a child seen
+// dead had handed over its children before, and they would be in it.
+std::string live_child(int task_dir, const std::vector<int>& tids) {
+    siginfo_t none;
+    std::memset(&none, 0, sizeof none);
+    if (waitid(P_ALL, 0, &none, WEXITED | WNOHANG | WNOWAIT) != 0 && errno == ECHILD) return "";  // no child at all
+    std::vector<long> pids, again;
+    if (!read_children(task_dir, tids, pids)) {
+        // No children file: ask waitid, without reaping. A child that has not
+        // exited means one is alive; a zombie hides the others, so it counts
+        // as alive.
+        siginfo_t si;
+        std::memset(&si, 0, sizeof si);
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0) return "a child process was still running";
+        return "";
+    }
+    for (int round = 0; round < 64; ++round) {
+        for (long pid : pids)
+            if (alive(pid)) return "a child process (pid " + std::to_string(pid) + ") was still running";
+        if (!read_children(task_dir, tids, again)) return "a child process was still running";
+        if (again == pids) return "";
+        pids.swap(again);
+    }
+    return "its child processes kept changing";
 }
 
 struct Scan {
