@@ -86,6 +86,15 @@ class Parse(unittest.TestCase):
         self.assertEqual(hc.strip_comment("a 'b # c' # d"), "a 'b # c' ")
         self.assertEqual(hc.strip_comment("echo a#b"), "echo a#b")
 
+    def test_a_plot_must_allow_the_status_of_no_matplotlib(self):
+        block = self.blocks[0]
+        bare = hc.Command("d.md", 3, "tools/plot 01 x.jsonl --out f   # PNGs", block)
+        allowed = hc.Command("d.md", 4, "tools/plot 01 x.jsonl   # PNGs; exits 0 or 77 (no matplotlib)", block)
+        chained = hc.Command("d.md", 5, "x --json > r.jsonl && tools/plot 01 r.jsonl", block)
+        self.assertEqual(len(hc.plot_problems(bare)), 1)
+        self.assertEqual(hc.plot_problems(allowed), [])
+        self.assertEqual(len(hc.plot_problems(chained)), 1)
+
     def test_placeholders(self):
         found = [p for text in ("grade 08 --submission DIR", "mpirun -np P x", "x --c on|off", "x [--batch K]",
                                 "x --n 2^22 | grep -c y", "A=1 x")
