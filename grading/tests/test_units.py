@@ -596,6 +596,28 @@ class DriverFilesTest(unittest.TestCase):
         import driver_files
         self.df = driver_files
 
+    def test_memory_under_mpirun_is_the_ranks_not_mpiruns(self):
+        # A stand-in mpirun that holds 200 MiB itself and starts NP ranks of
+        # 40 MiB: the bound (64 MiB) holds for the ranks, as it must.
+        with tempfile.TemporaryDirectory() as d:
+            mpirun, driver = os.path.join(d, "mpirun"), os.path.join(d, "driver")
+            with open(mpirun, "w") as f:
+                f.write("#!%s\nimport subprocess, sys\nheld = bytearray(200 << 20)\n"
+                        "np, cmd = int(sys.argv[2]), sys.argv[4:]\n"
+                        "sys.exit(max(p.wait() for p in [subprocess.Popen(cmd) for _ in range(np)]))\n"
+                        % sys.executable)
+            with open(driver, "w") as f:
+                f.write("#!%s\nheld = bytearray(40 << 20)\n" % sys.executable)
+            for path in (mpirun, driver):
+                os.chmod(path, 0o755)
+            entry = {"name": "x", "args": [], "ranks": 3, "max_mib": 64}
+            with unittest.mock.patch.object(self.df.lab_manifest, "load", return_value={"driver_memory": [entry]}):
+                self.assertEqual(self.df.memory("lab", 0, driver, mpirun), "")
+                entry["max_mib"] = 30
+                # A rank's 40 MiB and the interpreter's own; mpirun's 200 MiB would be above 200.
+                mib = float(self.df.memory("lab", 0, driver, mpirun).split(" MiB is above the bound of 30")[0])
+                self.assertTrue(40 < mib < 200, mib)
+
     def test_hostile_files(self):
         with tempfile.TemporaryDirectory() as d:
             def read(kind):
