@@ -84,9 +84,6 @@ MACHINE = re.compile(r"\b(H100|H200|A100)s?\b|\b\d+-core\b|\b\d+ cores\b")
 # command may end with where an optional package is absent (77, meson's
 # "skipped": tools/plot without matplotlib).
 EXPECT = re.compile(r"\bexits (\d+|non-zero)(?: or (\d+))?\b")
-# tools/plot, and the status it ends with where matplotlib is absent.
-PLOTS = re.compile(r"(?:^|[;&|]\s*)tools/plot\b")
-PLOT_SKIPPED = 77
 # Placeholders a reader must replace are not commands: DIR, P, on|off, [--flag].
 PLACEHOLDER = re.compile(r"(?:^|\s)([A-Z][A-Z_]*|\w+\|\w+|\[--?\w[^\]]*\])(?=\s|$)")
 # A command that runs what a build made (build/...), and one that builds.
@@ -273,10 +270,16 @@ def gpu_labs(root):
     return {lab for lab in lab_manifest.list_labs(root) if lab_manifest.load(root, lab)["needs_gpu"]}
 
 
+def invokes(program, code):
+    """Whether CODE runs PROGRAM as one of its commands (first, or after ;, &, |)."""
+    return re.search(r"(?:^|[;&|]\s*)%s\b" % re.escape(program), code) is not None
+
+
 def plot_problems(c):
-    """A tools/plot command must allow the 77 it ends with where matplotlib
-    is absent (gpu-host-check.sh runs every handout on a bare GPU host)."""
-    if PLOTS.search(c.code) and c.also != PLOT_SKIPPED:
+    """A tools/plot command must allow the status it ends with where
+    matplotlib is absent (gpu-host-check.sh runs every handout on a bare GPU
+    host)."""
+    if invokes("tools/plot", c.code) and c.also != lab_manifest.MESON_SKIPPED:
         return ["%s: tools/plot exits 77 where matplotlib is absent (a GPU host, say): end the line with "
                 "'# ... exits 0 or 77': %s" % (c.where(), c.code)]
     return []
@@ -304,7 +307,7 @@ def lint(root):
                 code = c.code
                 if tree == "release" and re.search(r"-solution\b|\bsolutions/|--solution\b", code):
                     problems.append("%s: a student's release has no solutions: %s" % (c.where(), code))
-                if re.search(r"(^|[;&|]\s*)mpirun\b", code):
+                if invokes("mpirun", code):
                     problems.append("%s: use tools/mpirun (it runs as root and with more ranks than cores): %s"
                                     % (c.where(), code))
                 problems += plot_problems(c)

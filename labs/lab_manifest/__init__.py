@@ -47,7 +47,7 @@ The package, a module a job:
 Everything a reader of manifests uses is imported here: `import lab_manifest`.
 """
 from .base import ManifestError
-from .build_output import MESON_TEST_ENV, MPI_AS_ROOT_ENV, meson_lines
+from .build_output import MESON_SKIPPED, MESON_TEST_ENV, MPI_AS_ROOT_ENV, meson_lines
 from .figures import (FIGURE_FUNCTIONS, FIGURE_REDUCTIONS, FIGURE_RUN_KEYS, FIGURE_RUN_SETS, FIGURE_SCHEMA,
                       FIGURE_STYLES, check_figure_runs, check_figures, figure_panel_keys, figure_panels,
                       figure_run_command, parse_expression)
@@ -57,7 +57,7 @@ from .rubric import expand_rubric, is_glob, list_tests, matches_any, parse_test_
 from .schema import (GPU_NEEDS, HIDDEN_VISIBILITIES, KNOWN_NEEDS, NEEDS_NAMES, PROFILE_COMPARISONS, PROFILE_KEYS,
                      check_driver_files, check_grading_fields, check_profile, load)
 
-__all__ = ["ManifestError", "MESON_TEST_ENV", "MPI_AS_ROOT_ENV", "meson_lines", "FIGURE_FUNCTIONS", "FIGURE_REDUCTIONS",
+__all__ = ["ManifestError", "MESON_SKIPPED", "MESON_TEST_ENV", "MPI_AS_ROOT_ENV", "meson_lines", "FIGURE_FUNCTIONS", "FIGURE_REDUCTIONS",
            "FIGURE_RUN_KEYS", "FIGURE_RUN_SETS", "FIGURE_SCHEMA", "FIGURE_STYLES", "check_figure_runs",
            "check_figures", "figure_panel_keys", "figure_panels", "figure_run_command", "parse_expression",
            "BUILD_DIRS", "BUILD_FILES", "LABS_DIR", "SECRET_DIR", "STUDENT_DIR", "LabPaths", "build_target",

@@ -15,6 +15,10 @@ MPI_AS_ROOT_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 # MiB with it): a measured run or a handout command goes without them.
 MESON_TEST_ENV = ("MESON_TEST_ITERATION", "MALLOC_PERTURB_", "ASAN_OPTIONS", "UBSAN_OPTIONS", "MSAN_OPTIONS")
 
+# The exit status Meson reads as "skipped": a test, a tool or a handout
+# command that found an optional package or a file this host lacks.
+MESON_SKIPPED = 77
+
 
 def meson_lines(data):
     """The manifest as lines Meson can split: a key, then its values, all
