@@ -34,16 +34,16 @@ lab.json (read by labs/meson.build, which makes one test per run and file):
   "driver_memory": [{"name": LABEL, "args": [...], "file": KIND (optional),
                      "ranks": P, "max_mib": BOUND}]
       a Meson benchmark: the largest resident set of one process of the
-      driver (getrusage of the children: the driver, or under mpirun each
-      rank, measured by a wrapper around it, never mpirun itself, which
-      holds 85 MiB on a 16-core host), printed and checked against BOUND,
-      which the lab's README states on a line holding `LABEL` and "BOUND MiB".
+      driver (each process, each rank under mpirun, measured by `peak`
+      around it: never mpirun itself, which holds 85 MiB on a 16-core host),
+      printed and checked against BOUND, which the lab's README states on a
+      line holding `LABEL` and "BOUND MiB".
 
 Command line:
   driver_files.py run LAB INDEX KIND [--mpirun MPIRUN] -- DRIVER
   driver_files.py memory LAB INDEX [--mpirun MPIRUN] -- DRIVER
   driver_files.py check LAB             the declarations: known kinds, bounds stated in the README
-  driver_files.py peak DIR -- COMMAND   run COMMAND (one rank), then write its peak (KiB) to a new file in DIR
+  driver_files.py peak DIR -- COMMAND   run COMMAND (one process), then write its peak (KiB) to a new file in DIR
   driver_files.py make KIND DIR         write one file, print its path
 """
 import gzip
@@ -58,7 +58,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lab_manifest  # noqa: E402
 
-SKIP = 77
+SKIP = lab_manifest.MESON_SKIPPED
 MIB = 1 << 20
 SEPARATORS = b" \t\n\x0b\x0c\r"  # the handouts' whitespace; bytes.split() splits at exactly these
 
@@ -197,14 +197,17 @@ def facts(path):
 
 # ---- running the driver ---------------------------------------------------------------
 
-def _command(driver, entry, path, mpirun):
+def _command(driver, entry, path, mpirun, wrapper=()):
+    """The driver's command line; each process of it (each rank under
+    mpirun) started through WRAPPER, a command prefix, when one is given."""
     args = [a.replace("{file}", path) for a in entry["args"]]
     ranks = entry.get("ranks", 1)
+    process = list(wrapper) + [driver] + args
     if ranks > 1:
         if not mpirun:
             raise Unavailable("no mpirun for %d ranks" % ranks)
-        return [mpirun, "-np", str(ranks), "--oversubscribe", driver] + args
-    return [driver] + args
+        return [mpirun, "-np", str(ranks), "--oversubscribe"] + process
+    return process
 
 
 def _env():
@@ -264,10 +267,15 @@ def memory_env():
 
 
 def peak(directory, command):
-    """Runs COMMAND (one rank of a measured run), then writes the largest
+    """Runs COMMAND (one process of a measured run), then writes the largest
     resident set of what it waited for, in KiB, to a file of its own in
     DIRECTORY. Its exit status is the command's."""
-    code = subprocess.call(command)
+    if not os.path.isdir(directory):
+        raise ValueError("peak: %s is not a directory" % directory)
+    try:
+        code = subprocess.call(command)
+    except OSError as e:
+        raise ValueError("peak: cannot run %s: %s" % (command[0], e.strerror)) from None
     kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     fd, _ = tempfile.mkstemp(prefix="peak-", dir=directory)
     with os.fdopen(fd, "w") as f:
@@ -275,7 +283,7 @@ def peak(directory, command):
     return code if code >= 0 else 128 - code
 
 
-def _rank_peaks(directory):
+def _peaks(directory):
     peaks = []
     for name in sorted(os.listdir(directory)):
         with open(os.path.join(directory, name)) as f:
@@ -287,35 +295,24 @@ def memory(lab, index, driver, mpirun):
     entry = lab_manifest.load(lab_manifest.repo_root(), lab)["driver_memory"][index]
     with tempfile.TemporaryDirectory(prefix="driver-memory-") as tmp:
         path = make(entry["file"], tmp) if "file" in entry else ""
-        ranks = entry.get("ranks", 1)
         peaks_dir = os.path.join(tmp, "peaks")
         os.mkdir(peaks_dir)
-        # Under mpirun each rank runs inside `peak`, which measures the rank
-        # alone: mpirun's own resident set (which grows with the host's
-        # topology) is not the driver's.
-        command = _command(driver, entry, path, mpirun)
-        if ranks > 1:
-            at = command.index(driver)
-            command = command[:at] + [sys.executable, os.path.abspath(__file__), "peak", peaks_dir, "--"] + command[at:]
+        # Each process of the driver (each rank under mpirun) runs inside
+        # `peak`, which measures that process alone, from getrusage of its
+        # one child: neither mpirun's own resident set (which grows with the
+        # host's topology) nor an earlier child of this script counts.
+        wrapper = [sys.executable, os.path.abspath(__file__), "peak", peaks_dir, "--"]
+        command = _command(driver, entry, path, mpirun, wrapper)
         print("+ " + " ".join(command), flush=True)
-        # A fresh child per measurement: ru_maxrss of RUSAGE_CHILDREN is the
-        # largest resident set of any waited-for descendant, in KiB on Linux.
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         p = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                            env=memory_env())
         if p.returncode != 0:
             sys.stdout.write(p.stderr.decode("utf-8", "replace")[-4000:])
             return "exit %d" % p.returncode
-        if ranks > 1:
-            peaks = _rank_peaks(peaks_dir)
-            if len(peaks) != ranks:
-                return "%d of %d ranks reported their peak" % (len(peaks), ranks)
-            top = max(peaks)
-        else:
-            top = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-            if top <= before:
-                return "cannot tell this run's peak from an earlier child's (%d KiB)" % before
-        mib = top / 1024.0
+        peaks, processes = _peaks(peaks_dir), entry.get("ranks", 1)
+        if len(peaks) != processes:
+            return "%d of %d processes reported their peak" % (len(peaks), processes)
+        mib = max(peaks) / 1024.0
         print("peak resident memory of one process: %.1f MiB (bound %d MiB, labs/%s/README.md)"
               % (mib, entry["max_mib"], lab))
         if mib > entry["max_mib"]:

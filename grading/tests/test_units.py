@@ -617,6 +617,8 @@ class DriverFilesTest(unittest.TestCase):
                 # A rank's 40 MiB and the interpreter's own; mpirun's 200 MiB would be above 200.
                 mib = float(self.df.memory("lab", 0, driver, mpirun).split(" MiB is above the bound of 30")[0])
                 self.assertTrue(40 < mib < 200, mib)
+                entry.update(ranks=1, max_mib=64)  # one process, no mpirun: measured the same way
+                self.assertEqual(self.df.memory("lab", 0, driver, ""), "")
 
     def test_hostile_files(self):
         with tempfile.TemporaryDirectory() as d:
