@@ -50,14 +50,32 @@ __device__ __forceinline__ float nearest_integer(float t) {
     return __fsub_rn(__fadd_rn(t, magic), magic);
 }
 
+// sin and cos of 2 pi t for a phase t in turns, reduced first.
+__device__ __forceinline__ void sincos_turns(float t, float& s, float& c) {
+    const float reduced = t - nearest_integer(t);
+    __sincosf(kTwoPiF * reduced, &s, &c);
+}
+
 __device__ __forceinline__ void accumulate_turns(float kx, float ky, float kz, float rMu, float iMu, float x, float y,
                                                  float z, float& r, float& i) {
-    const float t = kx * x + ky * y + kz * z;
-    const float reduced = t - nearest_integer(t);
     float s, c;
-    __sincosf(kTwoPiF * reduced, &s, &c);
+    sincos_turns(kx * x + ky * y + kz * z, s, c);
     r += rMu * c - iMu * s;
     i += iMu * c + rMu * s;
+}
+
+// The same, each sum grown by two FMAs. Written as above, nvcc makes
+// r += rMu c - iMu s an FMUL, an FFMA and an FADD: three instructions
+// where two do, and the tiles stage is bound by issue slots as much as by
+// the SFUs. The price: the sum is rounded twice a sample instead of once,
+// which on an H200 moved the relative L2 error at 128^3 x 2^18 from 7.9e-6
+// to 1.07e-5 (PSNR 104.8 to 102.1 dB), for 3% more speed.
+__device__ __forceinline__ void accumulate_turns_fused(float kx, float ky, float kz, float rMu, float iMu, float x,
+                                                       float y, float z, float& r, float& i) {
+    float s, c;
+    sincos_turns(kx * x + ky * y + kz * z, s, c);
+    r = fmaf(rMu, c, fmaf(-iMu, s, r));
+    i = fmaf(iMu, c, fmaf(rMu, s, i));
 }
 
 }  // namespace lab13
