@@ -8,13 +8,14 @@
 namespace lab13 {
 
 void fhd_tiles(const DeviceKSpace& k, const DeviceGrid& g, float* rFHd, float* iFHd) {
-    // TODO(student): stage 10. Blocks of 256 threads, each thread 4 voxels
+    // TODO(student): stage 10. Blocks of 512 threads, each thread 4 voxels
     // (v = first + q * blockDim.x), positions and sums in registers. Walk
     // k-space in tiles of 1024 samples: __syncthreads(), the block copies
     // a tile from k.samples into __shared__ arrays (a float4 of kx, ky, kz,
     // rMu and a float of iMu: one 16-byte load for four of the five),
-    // __syncthreads(), every thread runs accumulate_turns on each sample
-    // for its 4 voxels. Dead voxels (past g.n) still help load the tiles.
+    // __syncthreads(), every thread adds each sample's term to its 4
+    // voxels: the turns arithmetic, each sum grown with two fmaf (see the
+    // handout, stage 10). Dead voxels (past g.n) still help load the tiles.
     (void)k, (void)g, (void)rFHd, (void)iFHd;
     throw hpclab::NotImplemented("fhd_tiles");
 }
