@@ -185,7 +185,7 @@ using hpclab::cuda::Stream;
 // Update the points of `colour` in local rows [row_begin, row_end) with
 // sor_update(), one kernel launch, asynchronously on `stream`. Works for
 // strips and blocks, both layouts (Natural: one thread per point of the
-// colour in the natural layout; Separated: one thread per slot of the
+// colour in the natural layout; Separated: threads along the slots of the
 // colour's half-row) and the three ways of loading (d.loads).
 // Throws std::invalid_argument for rows outside [1, rows + 1).
 //

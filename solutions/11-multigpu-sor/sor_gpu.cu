@@ -94,41 +94,116 @@ __device__ __forceinline__ void update_point(const ColourArgs& a, int li, int k,
     }
 }
 
-// One block row per local row (gridDim.y strides when there are more).
-// A signalled launch (stage 4e) has two more block rows in front, which
-// take the mirrored rows: wait for the neighbours, update, tell them. They
-// are dispatched first, and their barriers and uncached loads stay out of
-// the loop that the other rows run (inside it, they slowed every row by
-// 15-30% on an H200).
+// Separated layout, the bulk of a launch: a thread takes slot k of up to
+// kRowsPerThread consecutive rows from li0. In a column of slots k, the
+// other colour's value of row r is the down neighbour of row r - 1, the up
+// neighbour of row r + 1 and a side neighbour in row r: one load serves
+// three points. So the thread loads that column (rows li0 - 1 to
+// li0 + kRowsPerThread, those a point needs), then each row's own value,
+// other side neighbour and rhs, all before the first store, and updates the
+// rows in order with the same sor_update as every other path (same bits).
+// Loading the whole column cuts the loads per point from 6 to 3.25 (no
+// rhs): the handout's "What to expect" has what that did on an H200.
+// Rows a signalled launch leaves to its front blocks are skipped, and so
+// are the ghost rows only they read. With `Mirrored`, a new value of a row
+// that has a mirror goes there too (stage 4d).
+constexpr int kRowsPerThread = 8;
+
+template <Loads L, bool Signalled, bool Mirrored>
+__device__ __forceinline__ void update_rows(const ColourArgs& a, int li0, int row_end, int k, const RowMirrors& m) {
+    constexpr int R = kRowsPerThread;
+    const int half = a.pitch / 2;
+    // Does this thread update row li0 + r (inside the group, the launch and
+    // not a signalled front row)?
+    auto updates = [&](int r) {
+        const int li = li0 + r;
+        return r >= 0 && r < R && li < row_end && !(Signalled && (li == m.row[0] || li == m.row[1]));
+    };
+    const std::size_t row0 = static_cast<std::size_t>(li0) * a.pitch;
+    const std::size_t mine = row0 + a.colour * half + k;         // own slot k in row li0
+    const std::size_t other = row0 + (1 - a.colour) * half + k;  // the other colour's slot k
+    double* const u = a.u;
+    // column[c] is row li0 - 1 + c.
+    double column[R + 2], centre[R], side[R], rhs[R];
+#pragma unroll
+    for (int c = 0; c < R + 2; ++c) {
+        const bool needed = updates(c - 2) || updates(c - 1) || updates(c);
+        column[c] = needed ? load<L>(u, a.tex, other - a.pitch + static_cast<std::size_t>(c) * a.pitch) : 0.0;
+    }
+    // Point j = 2k + p of row li0 + r; the side neighbour that is not in
+    // the column is at slot k - 1 (p = 0) or k + 1 (p = 1).
+    const int p0 = (a.parity + li0 + a.colour) & 1;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const int p = (p0 + r) & 1, j = 2 * k + p;
+        if (!updates(r) || j < 1 || j > a.cols) continue;
+        const std::size_t at = static_cast<std::size_t>(r) * a.pitch;
+        centre[r] = u[mine + at];
+        side[r] = load<L>(u, a.tex, p ? other + at + 1 : other + at - 1);
+        rhs[r] = a.rhs ? a.rhs[mine + at] : 0.0;
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const int p = (p0 + r) & 1, j = 2 * k + p;
+        if (!updates(r) || j < 1 || j > a.cols) continue;
+        const double left = p ? column[r + 1] : side[r], right = p ? side[r] : column[r + 1];
+        const double v = sor_update(centre[r], left, right, column[r], column[r + 2], rhs[r], a.omega);
+        u[mine + static_cast<std::size_t>(r) * a.pitch] = v;
+        if constexpr (Mirrored) mirror(m, li0 + r, a.colour * half + k, v);
+    }
+}
+
+// One block row per local row (natural layout) or per kRowsPerThread rows
+// (separated); gridDim.y strides when there are more. A signalled launch
+// (stage 4e) has two more block rows in front, which take the mirrored
+// rows: wait for the neighbours, update, tell them. They are dispatched
+// first, and their barriers and uncached loads stay out of the loop that
+// the other rows run (inside it, they slowed every row by 15-30% on an
+// H200).
+// At most 128 registers, so two blocks share an SM: left alone, nvcc gives
+// the separated bulk 130 and one block fits, which cost a third of the
+// speed (the handout has the figures).
 template <Layout Y, Loads L, bool Signalled>
-__global__ void colour_rows(ColourArgs a, int row_begin, int row_end, RowMirrors m) {
+__global__ void __launch_bounds__(kThreads, 2) colour_rows(ColourArgs a, int row_begin, int row_end, RowMirrors m) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if constexpr (!Signalled) {
-        for (int li = row_begin + blockIdx.y; li < row_end; li += gridDim.y) update_point<Y, L, false>(a, li, k, m);
-    } else if (blockIdx.y < 2) {
+    constexpr int front = Signalled ? 2 : 0;
+    if (Signalled && blockIdx.y < 2) {
         const int li = blockIdx.y == 0 ? m.row[0] : m.row[1];  // no m.row[y]: see row_mirrors.cuh
         // No neighbour on that side, or one row that faces both (done by y = 0).
         if (li == -1 || (blockIdx.y == 1 && li == m.row[0])) return;
         mirror_row_wait(m, li);
         update_point<Y, L, true>(a, li, k, m);
         mirror_row_signal(m, li);
+    } else if constexpr (Y == Layout::Separated) {
+        if (k >= a.pitch / 2) return;
+        constexpr int R = kRowsPerThread;
+        for (int li0 = row_begin + (blockIdx.y - front) * R; li0 < row_end; li0 += (gridDim.y - front) * R) {
+            // Only a group that holds a mirrored row pays for the checks.
+            auto holds = [&](int li) { return li >= li0 && li < li0 + R; };
+            if (!Signalled && (holds(m.row[0]) || holds(m.row[1])))
+                update_rows<L, Signalled, true>(a, li0, row_end, k, m);
+            else
+                update_rows<L, Signalled, false>(a, li0, row_end, k, m);
+        }
     } else {
-        for (int li = row_begin + blockIdx.y - 2; li < row_end; li += gridDim.y - 2)
-            if (li != m.row[0] && li != m.row[1]) update_point<Y, L, false>(a, li, k, m);  // else done in front
+        for (int li = row_begin + blockIdx.y - front; li < row_end; li += gridDim.y - front)
+            if (!Signalled || (li != m.row[0] && li != m.row[1]))
+                update_point<Y, L, false>(a, li, k, m);  // else in front
     }
 }
 
 template <Loads L>
 void launch_colour(DeviceStrip& d, int colour, double omega, int row_begin, int row_end, cudaStream_t stream,
                    const RowMirrors& mirrors) {
+    const bool natural = d.layout == Layout::Natural;
     // Points of one colour per row: at most ceil(cols / 2); slots: pitch / 2.
-    const int per_row = d.layout == Layout::Natural ? (d.cols + 1) / 2 : d.pitch / 2;
-    const int rows = row_end - row_begin;
+    const int per_row = natural ? (d.cols + 1) / 2 : d.pitch / 2;
+    const int rows_each = natural ? 1 : kRowsPerThread;
+    const int groups = (row_end - row_begin + rows_each - 1) / rows_each;
     const bool signalled = mirrors.flags != nullptr;
     const int most = signalled ? 65533 : 65535;  // a grid has at most 65535 block rows
-    const int block_rows = (rows < most ? rows : most) + (signalled ? 2 : 0);
+    const int block_rows = (groups < most ? groups : most) + (signalled ? 2 : 0);
     const dim3 grid((per_row + kThreads - 1) / kThreads, block_rows);
-    const bool natural = d.layout == Layout::Natural;
     auto kernel =
         natural ? (signalled ? colour_rows<Layout::Natural, L, true> : colour_rows<Layout::Natural, L, false>)
                 : (signalled ? colour_rows<Layout::Separated, L, true> : colour_rows<Layout::Separated, L, false>);

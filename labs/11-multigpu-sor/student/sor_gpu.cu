@@ -23,6 +23,9 @@ namespace {
 //    neighbours at +-1 and +-pitch;
 //  - separated: thread k takes slot k of the colour's half-row (see
 //    layout_slot in sor_gpu.hpp), so a warp touches consecutive doubles.
+//    Faster (the handout's "What to expect"): thread k takes slot k of
+//    several rows, and the other colour's values in that column serve
+//    three points each.
 // The same kernels serve strips and blocks: the colour of local point
 // (li, lj) is (d.parity() + li + lj) % 2, the columns are 1..d.cols. A null
 // rhs means b = 0.
