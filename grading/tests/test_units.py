@@ -543,9 +543,19 @@ class SelfSpeedTest(unittest.TestCase):
         self.assertEqual(speed.ratio_text(1.25, "std::sort"), "1.25x std::sort's time")
         self.assertEqual(speed.ratio_text(0.5, "CUB"), "0.5x CUB's time (2x faster)")
         self.assertEqual(speed.ratio_text(0.947, "device copy", "driver"), "0.947 against device copy (the driver's ratio)")
-        bench = {"measure": "merge", "reference_vs_anchor": {"ratio": 1.227, "host": "a laptop"}}
+        bench = {"measure": "merge", "reference_vs_anchor": {"ratio": 1.227, "host": "a laptop", "kind": "time"}}
         self.assertEqual(speed.summary(bench, "1.3x std::sort's time"),
                          "your merge: 1.3x std::sort's time; the reference: about 1.23x (on a laptop)")
+
+    def test_the_reference_figure_says_what_it_is(self):
+        # A time ratio read as a bandwidth fraction (or back) turns the
+        # handout's advice upside down, so lab.json must say which it is.
+        m = manifest.load(ROOT, "13-mri-fhd")
+        manifest.check_grading_fields(m)
+        self.assertEqual(m["benchmark"]["reference_vs_anchor"]["kind"], "driver")
+        del m["benchmark"]["reference_vs_anchor"]["kind"]
+        with self.assertRaisesRegex(manifest.ManifestError, "reference_vs_anchor must be"):
+            manifest.check_grading_fields(m)
 
 
 class HandoutGradingTest(unittest.TestCase):

@@ -149,14 +149,17 @@ def check_grading_fields(data):
         # (tools/reference_speed.py) and where: what a release's self-grade
         # and the handout show beside the student's own ratio.
         ref = bench.get("reference_vs_anchor")
-        # "kind": "driver" where the anchor has no time of its own and the
+        # "kind": "time" (the reference's time over the anchor's, lower is
+        # better) or "driver" where the anchor has no time of its own and the
         # ratio is the driver's (a bandwidth fraction, higher is better).
-        if ref is not None and not (isinstance(ref, dict) and {"ratio", "host"} <= set(ref) <= {"ratio", "host", "kind"}
+        # Required: read with the wrong kind, the handout turns the figure
+        # upside down, and reference_speed.py prints the kind to copy.
+        if ref is not None and not (isinstance(ref, dict) and set(ref) == {"ratio", "host", "kind"}
                                     and isinstance(ref["ratio"], (int, float)) and ref["ratio"] > 0
                                     and isinstance(ref["host"], str) and ref["host"]
-                                    and ref.get("kind", "time") in ("time", "driver")):
-            raise ManifestError('%s: benchmark.reference_vs_anchor must be {"ratio": r > 0, "host": "where"'
-                                '[, "kind": "time" or "driver"]}' % where)
+                                    and ref["kind"] in ("time", "driver")):
+            raise ManifestError('%s: benchmark.reference_vs_anchor must be {"ratio": r > 0, "host": "where", '
+                                '"kind": "time" or "driver"}' % where)
     # When Gradescope shows a student the hidden tests' items (its per-test
     # "visibility"); the grader's default is after_published.
     vis = data.get("tests", {}).get("hidden", {}).get("visibility")
