@@ -69,7 +69,8 @@ def bench_rows(lab, m):
               fmt(full), fmt(floor)))
     rows = [("speed of `%s`" % b["measure"], fmt(b.get("points", 0)), how)]
     ref = b.get("reference_vs_anchor") or {}
-    if ref.get("kind") == "driver":
+    driver_ratio = bool(ref) and ref["kind"] == "driver"  # the schema requires "kind"
+    if driver_ratio:
         mine = ("shows the median of the driver's own ratios of your `%s` to %s (it has no time of its own to "
                 "compare with), and their range" % (b["measure"], b["anchor"]))
     else:
@@ -78,7 +79,7 @@ def bench_rows(lab, m):
     notes = ["**Speed in your own self-grade.** A student release has no reference solution, so its grader "
              "cannot score speed: the instructor's grader does. Your self-grade runs your driver %d times and %s."
              % (speed.SELF_RUNS, mine)]
-    if ref.get("kind") == "driver":
+    if driver_ratio:
         notes[0] += " The reference solution reached %s on %s." % (fmt3(ref["ratio"]), ref["host"])
     elif ref:
         notes[0] += (" The reference solution's `%s` took %sx %s's time on %s; full marks need %s of the "

@@ -9,8 +9,10 @@ mpirun with the benchmark's rank count where it has one), N times (default
 its anchor's row, or the driver's own ratio where the anchor has no row
 (grading/hpcgrade/speed.py reads them the same way), with the spread of the
 runs. The figure goes into lab.json as
-benchmark.reference_vs_anchor = {"ratio": r, "host": "where it was measured", "kind":
-the kind it prints},
+
+  benchmark.reference_vs_anchor = {"ratio": r, "host": "where it was measured",
+                                   "kind": "time" or "driver", as printed}
+
 which the self-grade of a student release and the handout's grading section
 show next to the student's own ratio.
 """

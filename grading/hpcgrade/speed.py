@@ -39,7 +39,7 @@ def reference_text(bench):
     ref = bench.get("reference_vs_anchor")
     if not ref:
         return ""
-    unit = "" if ref.get("kind") == "driver" else "x"
+    unit = "" if ref["kind"] == "driver" else "x"
     return "the reference: about %.3g%s (on %s)" % (ref["ratio"], unit, ref["host"])
 
 
