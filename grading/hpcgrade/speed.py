@@ -23,6 +23,12 @@ import statistics
 SELF_RUNS = 5
 
 
+def ratio_unit(kind):
+    """Pure: the unit a ratio of KIND is printed with: "x" for a time
+    ratio, nothing for a driver's own ratio (it is not a multiple of a time)."""
+    return "" if kind == "driver" else "x"
+
+
 def ratio_text(ratio, anchor, kind="time"):
     """Pure: '1.3x std::sort's time', with how much faster when below 1;
     for a driver's own ratio (kind "driver"), that ratio as it is."""
@@ -39,8 +45,7 @@ def reference_text(bench):
     ref = bench.get("reference_vs_anchor")
     if not ref:
         return ""
-    unit = "" if ref["kind"] == "driver" else "x"
-    return "the reference: about %.3g%s (on %s)" % (ref["ratio"], unit, ref["host"])
+    return "the reference: about %.3g%s (on %s)" % (ref["ratio"], ratio_unit(ref["kind"]), ref["host"])
 
 
 def rows_of(output):
@@ -105,7 +110,7 @@ def runs_text(found):
     kind)]: the median's ratio_text and the range."""
     ratios = sorted(r for r, _, _ in found)
     _, anchor, kind = found[0]
-    unit = "" if kind == "driver" else "x"
+    unit = ratio_unit(kind)
     text = ratio_text(statistics.median(ratios), anchor, kind)
     if len(ratios) == 1:
         return text + ", one run"
